@@ -1,0 +1,3 @@
+"""infracards: terminal flashcards for LLM training-infrastructure interviews."""
+
+__version__ = "0.1.0"

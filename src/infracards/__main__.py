@@ -1,0 +1,3 @@
+from infracards.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,283 @@
+"""The ``infracards`` command: parse, call one layer, print, return an exit code.
+
+Exit codes: 0 success, 1 user error (one line on stderr), 2 usage error.
+Textual is imported only by the commands that open the app.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from infracards import __version__
+from infracards.answers import AnswerBook
+from infracards.errors import InfracardsError
+from infracards.paths import home
+from infracards.store.db import open_store, transaction
+from infracards.store.queries import (
+    PREF_KEYS,
+    SyncReport,
+    deck_ids,
+    deck_summaries,
+    find_card,
+    load_prefs,
+    save_setting,
+)
+from infracards.study import local_now, study_day_now
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    handler: Handler = args.handler
+    try:
+        return handler(args)
+    except InfracardsError as error:
+        print(f"infracards: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("infracards: interrupted", file=sys.stderr)
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="infracards",
+        description="Flashcards with exact SM-2 scheduling for LLM training-infrastructure "
+        "interviews. Without a command, opens the app.",
+        epilog="Data lives in $INFRACARDS_HOME (default: your user data folder).",
+    )
+    parser.add_argument("--version", action="version", version=f"infracards {__version__}")
+    parser.set_defaults(handler=run_app, deck=None)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    review = commands.add_parser("review", help="start reviewing today's cards in the app")
+    review.add_argument("--deck", default="module03", help="deck id (default: module03)")
+    review.set_defaults(handler=run_review)
+
+    status = commands.add_parser(
+        "status", help="cards, new, due today, locked and reviews today per deck"
+    )
+    status.add_argument("--json", action="store_true", help="print one JSON object")
+    status.set_defaults(handler=run_status)
+
+    show = commands.add_parser("show", help="print a card's prompt and answer as Markdown")
+    show.add_argument("card_id", metavar="CARD_ID", help="card id such as q05")
+    show.add_argument("--deck", help="deck id, when several decks have this card id")
+    show.set_defaults(handler=run_show)
+
+    deck = commands.add_parser("deck", help="load, check and list decks")
+    deck_commands = deck.add_subparsers(title="deck commands", metavar="COMMAND", required=True)
+    add = deck_commands.add_parser("add", help="load or update a deck file (progress is kept)")
+    add.add_argument("path", type=Path, metavar="PATH")
+    add.set_defaults(handler=run_deck_add)
+    check = deck_commands.add_parser("check", help="validate a deck file without loading it")
+    check.add_argument("path", type=Path, metavar="PATH")
+    check.set_defaults(handler=run_deck_check)
+    listing = deck_commands.add_parser("list", help="list loaded decks")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.set_defaults(handler=run_deck_list)
+
+    config = commands.add_parser(
+        "config",
+        help="show or change study settings",
+        description="Settings: new-per-day (default 10), rollover-hour (0-23, default 4), "
+        "study-locked (yes/no, default yes: study sealed cards question-only).",
+    )
+    config.add_argument("key", nargs="?", choices=sorted(PREF_KEYS.values()), metavar="KEY")
+    config.add_argument("value", nargs="?", metavar="VALUE")
+    config.set_defaults(handler=run_config)
+    return parser
+
+
+def open_home() -> Engine:
+    """Open the store (first run: create, migrate, load the built-in deck)."""
+    from infracards.library import ensure_builtin_deck
+
+    engine = open_store(home())
+    ensure_builtin_deck(engine)
+    return engine
+
+
+def launch_app(*, start_review: str | None) -> int:
+    from infracards.tui.app import InfracardsApp  # deferred: Textual is needed only here
+    from infracards.tui.context import AppContext
+
+    engine = open_home()
+    context = AppContext(engine=engine, answers=AnswerBook(), home=home(), clock=local_now)
+    InfracardsApp(context, start_review=start_review).run()
+    return 0
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """Open the app on the home screen."""
+    return launch_app(start_review=None)
+
+
+def run_review(args: argparse.Namespace) -> int:
+    """Open the app straight into a review of one deck."""
+    engine = open_home()
+    with transaction(engine) as session:
+        if args.deck not in deck_ids(session):
+            raise InfracardsError(f"no deck {args.deck!r} is loaded; see `infracards deck list`")
+    return launch_app(start_review=args.deck)
+
+
+def run_status(args: argparse.Namespace) -> int:
+    engine = open_home()
+    with transaction(engine) as session:
+        today = study_day_now(session, now=local_now())
+        summaries = deck_summaries(session, today=today)
+    if args.json:
+        decks = [
+            {
+                "id": s.deck_id,
+                "title": s.title,
+                "version": s.version,
+                "cards": s.total,
+                "new": s.new,
+                "due_today": s.due,
+                "locked": s.locked,
+                "reviews_today": s.reviews_today,
+            }
+            for s in summaries
+        ]
+        print(
+            json.dumps({"today": today.isoformat(), "decks": decks}, ensure_ascii=False, indent=2)
+        )
+        return 0
+    print(f"Study day {today.isoformat()}")
+    for s in summaries:
+        print(
+            f"{s.deck_id}  {s.title}  v{s.version}\n"
+            f"  cards {s.total} · new {s.new} · due today {s.due} · locked {s.locked}"
+            f" · reviewed today {s.reviews_today}"
+        )
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    engine = open_home()
+    with transaction(engine) as session:
+        cards = find_card(session, card_id=args.card_id, deck_id=args.deck)
+    if not cards:
+        where = f" in deck {args.deck!r}" if args.deck else ""
+        raise InfracardsError(f"no card {args.card_id!r}{where}; see `infracards deck list`")
+    if len(cards) > 1:
+        decks = ", ".join(card.deck_id for card in cards)
+        raise InfracardsError(
+            f"card {args.card_id!r} is in several decks ({decks}); pick one with --deck"
+        )
+    card = cards[0]
+    answer = AnswerBook().answer_for(card)
+    print(f"# {card.card_id} · {' '.join(card.tags)}\n\n{card.prompt}\n")
+    if answer is None:
+        print(
+            "🔒 The answer is sealed: unlock it with `infracards unlock` and your card key (卡密)."
+        )
+        return 0
+    print(answer.markdown.rstrip())
+    if answer.key_points:
+        print("\n## 要点\n")
+        print("\n".join(f"- {point}" for point in answer.key_points))
+    return 0
+
+
+def run_deck_add(args: argparse.Namespace) -> int:
+    from infracards.library import add_deck
+
+    report = add_deck(open_home(), args.path)
+    print(describe_sync(report))
+    return 0
+
+
+def describe_sync(report: SyncReport) -> str:
+    """Tell the user what a deck load changed."""
+    if report.created:
+        return f"Loaded deck {report.deck_id} v{report.version}: {len(report.added)} cards."
+    if not report.changed:
+        return f"Deck {report.deck_id} v{report.version} is already up to date; nothing changed."
+    parts = [
+        f"{label} {len(ids)} ({', '.join(ids[:8])}{', …' if len(ids) > 8 else ''})"
+        for label, ids in (
+            ("added", report.added),
+            ("updated", report.updated),
+            ("retired", report.retired),
+            ("restored", report.restored),
+        )
+        if ids
+    ]
+    return (
+        f"Updated deck {report.deck_id} to v{report.version}: "
+        + "; ".join(parts)
+        + ". Progress kept."
+    )
+
+
+def run_deck_check(args: argparse.Namespace) -> int:
+    from infracards.deck import load_deck
+
+    deck = load_deck(args.path)
+    locked = sum(card.locked for card in deck.cards)
+    print(
+        f"{args.path}: ok — deck {deck.deck_id} v{deck.version}, "
+        f"{len(deck.cards)} cards ({locked} sealed)"
+    )
+    return 0
+
+
+def run_deck_list(args: argparse.Namespace) -> int:
+    engine = open_home()
+    with transaction(engine) as session:
+        summaries = deck_summaries(session, today=study_day_now(session, now=local_now()))
+    if args.json:
+        rows = [
+            {"id": s.deck_id, "title": s.title, "version": s.version, "cards": s.total}
+            for s in summaries
+        ]
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+    else:
+        for s in summaries:
+            print(f"{s.deck_id}\tv{s.version}\t{s.total} cards\t{s.title}")
+    return 0
+
+
+def run_config(args: argparse.Namespace) -> int:
+    engine = open_home()
+    if args.value is not None:
+        value = validate_setting(args.key, args.value)
+        with transaction(engine) as session:
+            save_setting(session, key=args.key, value=value)
+    with transaction(engine) as session:
+        prefs = load_prefs(session)
+    current = {
+        "new-per-day": str(prefs.new_per_day),
+        "rollover-hour": str(prefs.rollover_hour),
+        "study-locked": "yes" if prefs.study_locked else "no",
+    }
+    for key, value in current.items():
+        if args.key in (None, key):
+            print(f"{key} = {value}")
+    return 0
+
+
+def validate_setting(key: str, value: str) -> str:
+    if key == "study-locked":
+        if value.lower() not in {"yes", "no"}:
+            raise InfracardsError("study-locked must be yes or no")
+        return value.lower()
+    limits = {"new-per-day": (0, 9999), "rollover-hour": (0, 23)}
+    low, high = limits[key]
+    if not value.isdigit() or not low <= int(value) <= high:
+        raise InfracardsError(f"{key} must be a whole number from {low} to {high}")
+    return str(int(value))

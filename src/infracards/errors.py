@@ -1,0 +1,43 @@
+"""User-facing errors: each carries a message a person can act on.
+
+The CLI turns any ``InfracardsError`` into one line on stderr and exit code 1;
+anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+
+class InfracardsError(Exception):
+    """Base class for errors caused by input, files or keys, not by bugs."""
+
+
+class DeckError(InfracardsError):
+    """A deck file is malformed; the message names ``file:line`` and the field."""
+
+
+class StoreError(InfracardsError):
+    """The database cannot be opened, migrated or written."""
+
+
+class SealError(InfracardsError):
+    """Base for sealed-answer, card key and license problems."""
+
+
+class KeyFormatError(SealError):
+    """A typed card key is malformed (length, character, checksum): caught before any KDF."""
+
+
+class KeyNotValidError(SealError):
+    """A well-formed card key does not open this deck release."""
+
+
+class KeyRevokedError(SealError):
+    """The card key was revoked by the publisher in this release."""
+
+
+class DeckCorruptedError(SealError):
+    """Sealed data (lock header, key slot, answer blob) failed validation or authentication."""
+
+
+class LicenseError(SealError):
+    """The stored license file is unsafe, damaged or cannot be written."""

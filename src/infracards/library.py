@@ -1,0 +1,54 @@
+"""Decks in the store: the built-in deck on first run, ``deck add`` and ``deck check``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from infracards.deck import Deck, file_digest, load_deck, parse_deck, read_deck_bytes
+from infracards.errors import DeckError
+from infracards.paths import builtin_deck_path
+from infracards.store.db import transaction
+from infracards.store.queries import SyncReport, deck_origin, sync_deck
+
+BUILTIN_SOURCE = "builtin:module03"
+MAX_KEYSLOTS_BYTES = 16 << 20
+
+
+def ensure_builtin_deck(engine: Engine) -> SyncReport | None:
+    """Load the shipped deck on first run, and again only when the shipped file changed.
+
+    A learner who loaded their own copy of module03 with ``deck add`` keeps it.
+    """
+    path = builtin_deck_path()
+    data = read_deck_bytes(path)
+    with transaction(engine) as session:
+        origin = deck_origin(session, deck_id="module03")
+        if origin is not None and (origin[0] != BUILTIN_SOURCE or origin[1] == file_digest(data)):
+            return None
+        deck = parse_deck(data, path=path)
+        return sync_deck(session, deck=deck, source=BUILTIN_SOURCE, keyslots=read_keyslots(deck))
+
+
+def add_deck(engine: Engine, path: Path) -> SyncReport:
+    """Load or update a deck from a file; loading the same file twice changes nothing."""
+    deck = load_deck(path)
+    keyslots = read_keyslots(deck)
+    with transaction(engine) as session:
+        origin = deck_origin(session, deck_id=deck.deck_id)
+        if origin is not None and origin[1] == deck.digest:
+            return SyncReport(deck_id=deck.deck_id, version=deck.version, created=False)
+        return sync_deck(session, deck=deck, source=str(path.resolve()), keyslots=keyslots)
+
+
+def read_keyslots(deck: Deck) -> str | None:
+    """The key slots file shipped beside a sealed deck (its contents are checked when unlocking)."""
+    if deck.lock is None:
+        return None
+    path = deck.keyslots_path
+    data = read_deck_bytes(path, max_bytes=MAX_KEYSLOTS_BYTES)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DeckError(f"{path}: invalid UTF-8") from None

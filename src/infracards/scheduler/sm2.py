@@ -1,0 +1,82 @@
+"""SuperMemo's SM-2 (1990), exactly.
+
+EF is kept as an exact ``Decimal`` with two places: every EF change in SM-2 is a multiple of
+0.01, so intervals rounded up with ``ceil`` never suffer binary-float error
+(``6 * 2.3`` is ``13.799999999999999`` in floats, and an interval of 38 must not become 37).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, Decimal
+
+MIN_EASINESS = Decimal("1.30")
+PASSING_GRADE = 3
+"""Grades below this restart the repetitions (the item is learned anew)."""
+DRILL_UNTIL = 4
+"""Step 7: cards graded below this are drilled again the same day until they reach it."""
+
+GRADE_MEANINGS: dict[int, str] = {
+    5: "perfect response",
+    4: "correct after a hesitation",
+    3: "correct with serious difficulty",
+    2: "wrong; the correct one seemed easy",
+    1: "wrong; the correct one remembered",
+    0: "complete blackout",
+}
+
+_HUNDREDTH = Decimal("0.01")
+
+
+def _exact(value: Decimal | float | int | str) -> Decimal:
+    """Read an EF the way people write it (2.5, "1.3"), never via binary float digits."""
+    return Decimal(str(value)).quantize(_HUNDREDTH)
+
+
+@dataclass(frozen=True, slots=True)
+class SM2State:
+    """One item's SM-2 memory state; the defaults are a new item's."""
+
+    easiness: Decimal = Decimal("2.50")
+    """E-Factor, 1.30 or more."""
+    repetitions: int = 0
+    """Successful repetitions in a row (n)."""
+    interval: int = 0
+    """Days until the next repetition (I)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "easiness", _exact(self.easiness))
+        if self.easiness < MIN_EASINESS:
+            raise ValueError(f"easiness {self.easiness} is below {MIN_EASINESS}")
+        if self.repetitions < 0 or self.interval < 0:
+            raise ValueError("repetitions and interval cannot be negative")
+
+
+def updated_easiness(easiness: Decimal, quality: int) -> Decimal:
+    """EF' = max(1.3, EF + 0.1 − (5−q)(0.08 + (5−q)·0.02))."""
+    miss = 5 - quality
+    change = Decimal("0.1") - miss * (Decimal("0.08") + miss * Decimal("0.02"))
+    return max(MIN_EASINESS, easiness + change)
+
+
+def review(state: SM2State, quality: int) -> SM2State:
+    """Apply one graded repetition (quality 0–5); same inputs, same output."""
+    if isinstance(quality, bool) or not isinstance(quality, int) or not 0 <= quality <= 5:
+        raise ValueError(f"quality must be an integer from 0 to 5, got {quality!r}")
+    easiness = updated_easiness(state.easiness, quality)
+    if quality < PASSING_GRADE:
+        return SM2State(easiness=easiness, repetitions=0, interval=1)
+    if state.repetitions == 0:
+        interval = 1
+    elif state.repetitions == 1:
+        interval = 6
+    else:
+        # SuperMemo's own implementation multiplies by the EF from before this update.
+        product = state.interval * state.easiness
+        interval = int(product.to_integral_value(rounding=ROUND_CEILING))
+    return SM2State(easiness=easiness, repetitions=state.repetitions + 1, interval=interval)
+
+
+def is_drill_grade(quality: int) -> bool:
+    """True when step 7 brings the card back later in today's session."""
+    return quality < DRILL_UNTIL

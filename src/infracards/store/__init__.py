@@ -1,0 +1,1 @@
+"""SQLite storage: tables, migrations and queries."""

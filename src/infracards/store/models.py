@@ -1,0 +1,115 @@
+"""SQLModel tables, and nothing else: queries live in ``queries.py``.
+
+EF is stored as integer hundredths (``easiness_centi``) because SM-2 needs exact arithmetic.
+Dates are study days (local calendar days that roll over at a configurable hour); times are UTC.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlalchemy import Index, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+# Batch migrations on SQLite recreate tables and need every constraint to have a stable name.
+SQLModel.metadata.naming_convention = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Deck(SQLModel, table=True):
+    """A loaded deck; its cards are matched by card id when the file changes."""
+
+    id: str = Field(primary_key=True)
+    title: str
+    version: int
+    language: str
+    source: str
+    """Where the deck was loaded from ("builtin:module03" or a file path)."""
+    digest: str
+    """SHA-256 of the deck file last synced: an unchanged file is skipped without parsing."""
+    lock_header: str | None = None
+    """JSON of the seal header, for decks with sealed answers."""
+    keyslots: str | None = None
+    """JSON key slots shipped beside a sealed deck (public; one per issued card key)."""
+
+
+class Card(SQLModel, table=True):
+    """A card of a deck. Retired cards (gone from the deck file) keep their history."""
+
+    __table_args__ = (UniqueConstraint("deck_id", "card_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    deck_id: str = Field(foreign_key="deck.id", ondelete="CASCADE")
+    card_id: str
+    position: int
+    prompt: str
+    tags: str = ""
+    """Space-separated topic tags."""
+    key_points: str = "[]"
+    """JSON list of short checkable statements (free cards; sealed cards carry theirs inside)."""
+    answer: str | None = None
+    sealed: str | None = None
+    retired: bool = False
+
+
+class CardState(SQLModel, table=True):
+    """SM-2 state of one card; ``due`` is NULL until the first review (a new card)."""
+
+    __table_args__ = (Index("ix_cardstate_due", "due"),)
+
+    card: int = Field(primary_key=True, foreign_key="card.id", ondelete="CASCADE")
+    easiness_centi: int = 250
+    repetitions: int = 0
+    interval: int = 0
+    due: date | None = None
+    last_review_at: datetime | None = None
+
+
+class StudySession(SQLModel, table=True):
+    """One sitting in the review screen."""
+
+    __tablename__ = "session"
+
+    id: int | None = Field(default=None, primary_key=True)
+    started_at: datetime
+    ended_at: datetime | None = None
+    study_day: date
+
+
+class Review(SQLModel, table=True):
+    """Every grade ever given, with the state before and after, so undo and replay are exact."""
+
+    __table_args__ = (
+        Index("ix_review_card_reviewed_at", "card", "reviewed_at"),
+        Index("ix_review_study_day", "study_day"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    card: int = Field(foreign_key="card.id", ondelete="CASCADE")
+    session: int | None = Field(default=None, foreign_key="session.id", ondelete="SET NULL")
+    reviewed_at: datetime
+    study_day: date
+    grade: int
+    drill: bool = False
+    """A same-day re-drill (SM-2 step 7): logged, but the state is unchanged."""
+    duration_ms: int = 0
+    easiness_centi_before: int
+    repetitions_before: int
+    interval_before: int
+    due_before: date | None = None
+    easiness_centi_after: int
+    repetitions_after: int
+    interval_after: int
+    due_after: date | None = None
+
+
+class Setting(SQLModel, table=True):
+    """User preferences such as the daily new-card limit."""
+
+    key: str = Field(primary_key=True)
+    value: str

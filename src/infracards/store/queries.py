@@ -1,0 +1,528 @@
+"""Queries: the session comes first, everything else is keyword-only, and results are frozen
+values (never live ORM rows), so no widget holds a session or triggers a lazy load."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+
+from sqlalchemy import func, insert, update
+from sqlmodel import Session, col, select
+
+from infracards.deck import Deck as DeckFile
+from infracards.scheduler import SM2State, StudyQueue
+from infracards.scheduler.sm2 import DRILL_UNTIL
+from infracards.store.models import Card, CardState, Deck, Review, Setting, StudySession
+
+
+@dataclass(frozen=True, slots=True)
+class CardRecord:
+    """A card with its SM-2 state, as screens and the CLI show it."""
+
+    pk: int
+    deck_id: str
+    card_id: str
+    prompt: str
+    tags: tuple[str, ...]
+    key_points: tuple[str, ...]
+    answer: str | None
+    sealed: str | None
+    state: SM2State
+    due: date | None
+    retired: bool = False
+
+    @property
+    def locked(self) -> bool:
+        return self.answer is None
+
+    @property
+    def topic(self) -> str:
+        return self.tags[0] if self.tags else ""
+
+
+@dataclass(frozen=True, slots=True)
+class DeckSummary:
+    """Counts for the home screen and ``infracards status``."""
+
+    deck_id: str
+    title: str
+    version: int
+    total: int
+    new: int
+    due: int
+    locked: int
+    reviews_today: int
+    sealed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SyncReport:
+    """What loading a deck file changed, so the user can be told."""
+
+    deck_id: str
+    version: int
+    created: bool
+    added: tuple[str, ...] = ()
+    updated: tuple[str, ...] = ()
+    retired: tuple[str, ...] = ()
+    restored: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.created or bool(self.added or self.updated or self.retired or self.restored)
+
+
+@dataclass(frozen=True, slots=True)
+class BrowseRow:
+    """One line of the browse table."""
+
+    pk: int
+    deck_id: str
+    card_id: str
+    prompt: str
+    tags: tuple[str, ...]
+    easiness: Decimal
+    interval: int
+    due: date | None
+    reviews: int
+    locked: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewEntry:
+    """One logged grade, for the card history and undo."""
+
+    review_id: int
+    card_pk: int
+    reviewed_at: datetime
+    study_day: date
+    grade: int
+    drill: bool
+    duration_ms: int
+    interval_after: int
+
+
+@dataclass(frozen=True, slots=True)
+class StudyPrefs:
+    """Queue settings; stored in the ``setting`` table."""
+
+    new_per_day: int = 10
+    rollover_hour: int = 4
+    """The study day starts at this local hour (Anki's default is 4:00 too)."""
+    study_locked: bool = True
+    """Locked cards can be studied question-only, grading yourself from memory."""
+
+
+PREF_KEYS = {
+    "new_per_day": "new-per-day",
+    "rollover_hour": "rollover-hour",
+    "study_locked": "study-locked",
+}
+
+
+def _centi(easiness: Decimal) -> int:
+    return int(easiness * 100)
+
+
+def _state(row: CardState) -> SM2State:
+    return SM2State(
+        easiness=Decimal(row.easiness_centi) / 100,
+        repetitions=row.repetitions,
+        interval=row.interval,
+    )
+
+
+def _record(card: Card, state: CardState) -> CardRecord:
+    assert card.id is not None
+    return CardRecord(
+        pk=card.id,
+        deck_id=card.deck_id,
+        card_id=card.card_id,
+        prompt=card.prompt,
+        tags=tuple(card.tags.split()),
+        key_points=tuple(json.loads(card.key_points)),
+        answer=card.answer,
+        sealed=card.sealed,
+        state=_state(state),
+        due=state.due,
+        retired=card.retired,
+    )
+
+
+# --- decks -------------------------------------------------------------------------------------
+
+
+def deck_origin(session: Session, *, deck_id: str) -> tuple[str, str] | None:
+    """(source, digest) of the file last synced into ``deck_id``; None if it is not loaded."""
+    row = session.exec(select(Deck.source, Deck.digest).where(Deck.id == deck_id)).first()
+    return (row[0], row[1]) if row else None
+
+
+def sync_deck(session: Session, *, deck: DeckFile, source: str, keyslots: str | None) -> SyncReport:
+    """Load or update a deck: match cards by id, keep progress, retire the cards it dropped."""
+    row = session.get(Deck, deck.deck_id)
+    created = row is None
+    if row is None:
+        row = Deck(id=deck.deck_id, title="", version=0, language="", source="", digest="")
+    row.title, row.version, row.language = deck.title, deck.version, deck.language
+    row.source, row.digest = source, deck.digest
+    row.lock_header = json.dumps(deck.lock, sort_keys=True) if deck.lock is not None else None
+    row.keyslots = keyslots
+    session.add(row)
+    session.flush()
+
+    existing = {
+        card.card_id: card
+        for card in session.exec(select(Card).where(Card.deck_id == deck.deck_id))
+    }
+    added: list[dict[str, object]] = []
+    updated: list[str] = []
+    restored: list[str] = []
+    for position, card in enumerate(deck.cards, start=1):
+        values = {
+            "deck_id": deck.deck_id,
+            "card_id": card.card_id,
+            "position": position,
+            "prompt": card.prompt,
+            "tags": " ".join(card.tags),
+            "key_points": json.dumps(list(card.key_points), ensure_ascii=False),
+            "answer": card.answer,
+            "sealed": card.sealed,
+            "retired": False,
+        }
+        old = existing.get(card.card_id)
+        if old is None:
+            added.append(values)
+            continue
+        if old.retired:
+            restored.append(card.card_id)
+        elif any(getattr(old, field) != value for field, value in values.items()):
+            updated.append(card.card_id)
+        for field, value in values.items():
+            setattr(old, field, value)
+    listed = {card.card_id for card in deck.cards}
+    retired = [
+        card_id for card_id, card in existing.items() if card_id not in listed and not card.retired
+    ]
+    for card_id in retired:
+        existing[card_id].retired = True
+    if added:
+        session.execute(insert(Card), added)
+        new_pks = session.exec(
+            select(Card.id).where(
+                Card.deck_id == deck.deck_id, col(Card.card_id).in_([v["card_id"] for v in added])
+            )
+        ).all()
+        session.execute(insert(CardState), [{"card": pk} for pk in new_pks])
+    session.flush()
+    return SyncReport(
+        deck_id=deck.deck_id,
+        version=deck.version,
+        created=created,
+        added=tuple(str(v["card_id"]) for v in added),
+        updated=tuple(updated),
+        retired=tuple(sorted(retired)),
+        restored=tuple(restored),
+    )
+
+
+def deck_ids(session: Session) -> list[str]:
+    return list(session.exec(select(Deck.id).order_by(Deck.id)))
+
+
+def deck_summaries(session: Session, *, today: date) -> list[DeckSummary]:
+    """Per deck: active cards, new, due today, locked, reviews today."""
+    active = Card.retired == False  # noqa: E712 (SQL expression)
+    counts = session.exec(
+        select(
+            Card.deck_id,
+            func.count(),
+            func.count().filter(col(CardState.due).is_(None)),
+            func.count().filter(col(CardState.due) <= today),
+            func.count().filter(col(Card.answer).is_(None)),
+        )
+        .join(CardState, col(CardState.card) == Card.id)
+        .where(active)
+        .group_by(Card.deck_id)
+    ).all()
+    by_deck = {deck_id: (total, new, due, locked) for deck_id, total, new, due, locked in counts}
+    reviewed = dict(
+        session.exec(
+            select(Card.deck_id, func.count())
+            .join(Review, col(Review.card) == Card.id)
+            .where(Review.study_day == today)
+            .group_by(Card.deck_id)
+        ).all()
+    )
+    summaries = []
+    for deck in session.exec(select(Deck).order_by(Deck.id)):
+        total, new, due, locked = by_deck.get(deck.id, (0, 0, 0, 0))
+        summaries.append(
+            DeckSummary(
+                deck_id=deck.id,
+                title=deck.title,
+                version=deck.version,
+                total=total,
+                new=new,
+                due=due,
+                locked=locked,
+                reviews_today=reviewed.get(deck.id, 0),
+                sealed=deck.lock_header is not None,
+            )
+        )
+    return summaries
+
+
+def deck_lock(session: Session, *, deck_id: str) -> tuple[int, str | None, str | None]:
+    """(release, lock header JSON, key slots JSON) of a deck, for unlocking."""
+    deck = session.get(Deck, deck_id)
+    if deck is None:
+        raise LookupError(deck_id)
+    return deck.version, deck.lock_header, deck.keyslots
+
+
+# --- cards -------------------------------------------------------------------------------------
+
+
+def load_card(session: Session, *, pk: int) -> CardRecord:
+    card = session.get(Card, pk)
+    state = session.get(CardState, pk)
+    if card is None or state is None:
+        raise LookupError(pk)
+    return _record(card, state)
+
+
+def find_card(session: Session, *, card_id: str, deck_id: str | None = None) -> list[CardRecord]:
+    """Cards with this card id (one per deck that has it)."""
+    query = (
+        select(Card, CardState)
+        .join(CardState, col(CardState.card) == Card.id)
+        .where(Card.card_id == card_id)
+    )
+    if deck_id is not None:
+        query = query.where(Card.deck_id == deck_id)
+    return [_record(card, state) for card, state in session.exec(query.order_by(Card.deck_id))]
+
+
+def browse_rows(
+    session: Session, *, deck_id: str | None = None, include_retired: bool = False
+) -> list[BrowseRow]:
+    """Every card with its state and review count, in deck order."""
+    reviews = select(Review.card, func.count().label("n")).group_by(Review.card).subquery()
+    query = (
+        select(Card, CardState, func.coalesce(reviews.c.n, 0))
+        .join(CardState, col(CardState.card) == Card.id)
+        .outerjoin(reviews, reviews.c.card == Card.id)
+        .order_by(Card.deck_id, Card.position)
+    )
+    if deck_id is not None:
+        query = query.where(Card.deck_id == deck_id)
+    if not include_retired:
+        query = query.where(Card.retired == False)  # noqa: E712
+    rows = []
+    for card, state, count in session.exec(query):
+        assert card.id is not None
+        rows.append(
+            BrowseRow(
+                pk=card.id,
+                deck_id=card.deck_id,
+                card_id=card.card_id,
+                prompt=card.prompt,
+                tags=tuple(card.tags.split()),
+                easiness=Decimal(state.easiness_centi) / 100,
+                interval=state.interval,
+                due=state.due,
+                reviews=count,
+                locked=card.answer is None,
+            )
+        )
+    return rows
+
+
+def card_history(session: Session, *, pk: int) -> list[ReviewEntry]:
+    query = (
+        select(Review).where(Review.card == pk).order_by(col(Review.reviewed_at), col(Review.id))
+    )
+    return [_entry(review) for review in session.exec(query)]
+
+
+def _entry(review: Review) -> ReviewEntry:
+    assert review.id is not None
+    return ReviewEntry(
+        review_id=review.id,
+        card_pk=review.card,
+        reviewed_at=review.reviewed_at,
+        study_day=review.study_day,
+        grade=review.grade,
+        drill=review.drill,
+        duration_ms=review.duration_ms,
+        interval_after=review.interval_after,
+    )
+
+
+# --- the study queue ---------------------------------------------------------------------------
+
+
+def build_queue(session: Session, *, deck_id: str, today: date, prefs: StudyPrefs) -> StudyQueue:
+    """Today's queue: due cards, then new cards within the daily limit, then pending drills.
+
+    Drills are read back from today's log, so quitting and restarting keeps step 7's promise.
+    """
+    base = (
+        select(Card.id)
+        .join(CardState, col(CardState.card) == Card.id)
+        .where(Card.deck_id == deck_id, Card.retired == False)  # noqa: E712
+    )
+    if not prefs.study_locked:
+        base = base.where(col(Card.answer).is_not(None))
+    due = session.exec(
+        base.where(col(CardState.due) <= today).order_by(col(CardState.due), col(Card.position))
+    ).all()
+
+    todays = session.exec(
+        select(Review.card, Review.grade, Review.drill, Review.due_before)
+        .join(Card, col(Card.id) == Review.card)
+        .where(Review.study_day == today, Card.deck_id == deck_id)
+        .order_by(col(Review.reviewed_at), col(Review.id))
+    ).all()
+    last_grade: dict[int, int] = {}
+    introduced: set[int] = set()
+    for card, grade, drill, due_before in todays:
+        last_grade[card] = grade
+        if not drill and due_before is None:
+            introduced.add(card)
+    drills = tuple(card for card, grade in last_grade.items() if grade < DRILL_UNTIL)
+
+    room = max(0, prefs.new_per_day - len(introduced))
+    new = (
+        session.exec(
+            base.where(col(CardState.due).is_(None)).order_by(col(Card.position)).limit(room)
+        ).all()
+        if room
+        else []
+    )
+    pending = tuple(pk for pk in (*due, *new) if pk is not None)
+    return StudyQueue(pending=pending, drills=tuple(pk for pk in drills if pk not in pending))
+
+
+def record_review(
+    session: Session,
+    *,
+    card_pk: int,
+    grade: int,
+    drill: bool,
+    before: SM2State,
+    due_before: date | None,
+    after: SM2State,
+    due_after: date | None,
+    reviewed_at: datetime,
+    study_day: date,
+    duration_ms: int,
+    session_id: int | None,
+) -> int:
+    """Log a grade and, unless it is a drill, store the new state; returns the review id."""
+    review = Review(
+        card=card_pk,
+        session=session_id,
+        reviewed_at=reviewed_at,
+        study_day=study_day,
+        grade=grade,
+        drill=drill,
+        duration_ms=duration_ms,
+        easiness_centi_before=_centi(before.easiness),
+        repetitions_before=before.repetitions,
+        interval_before=before.interval,
+        due_before=due_before,
+        easiness_centi_after=_centi(after.easiness),
+        repetitions_after=after.repetitions,
+        interval_after=after.interval,
+        due_after=due_after,
+    )
+    session.add(review)
+    if not drill:
+        session.execute(
+            update(CardState)
+            .where(col(CardState.card) == card_pk)
+            .values(
+                easiness_centi=_centi(after.easiness),
+                repetitions=after.repetitions,
+                interval=after.interval,
+                due=due_after,
+                last_review_at=reviewed_at,
+            )
+        )
+    session.flush()
+    assert review.id is not None
+    return review.id
+
+
+def undo_review(session: Session, *, review_id: int) -> int:
+    """Delete a logged grade and put the card's state back exactly; returns the card pk."""
+    review = session.get(Review, review_id)
+    if review is None:
+        raise LookupError(review_id)
+    card_pk = review.card
+    if not review.drill:
+        previous = session.exec(
+            select(func.max(Review.reviewed_at)).where(
+                Review.card == card_pk, Review.id != review_id
+            )
+        ).first()
+        session.execute(
+            update(CardState)
+            .where(col(CardState.card) == card_pk)
+            .values(
+                easiness_centi=review.easiness_centi_before,
+                repetitions=review.repetitions_before,
+                interval=review.interval_before,
+                due=review.due_before,
+                last_review_at=previous,
+            )
+        )
+    session.delete(review)
+    session.flush()
+    return card_pk
+
+
+def next_due_dates(session: Session, *, card_pks: Sequence[int]) -> dict[int, date | None]:
+    rows = session.exec(
+        select(CardState.card, CardState.due).where(col(CardState.card).in_(list(card_pks)))
+    )
+    return dict(rows.all())
+
+
+def start_session(session: Session, *, now: datetime, study_day: date) -> int:
+    row = StudySession(started_at=now, study_day=study_day)
+    session.add(row)
+    session.flush()
+    assert row.id is not None
+    return row.id
+
+
+def end_session(session: Session, *, session_id: int, now: datetime) -> None:
+    session.execute(
+        update(StudySession).where(col(StudySession.id) == session_id).values(ended_at=now)
+    )
+
+
+# --- settings ----------------------------------------------------------------------------------
+
+
+def load_prefs(session: Session) -> StudyPrefs:
+    stored = dict(session.exec(select(Setting.key, Setting.value)).all())
+    defaults = StudyPrefs()
+    return StudyPrefs(
+        new_per_day=int(stored.get(PREF_KEYS["new_per_day"], defaults.new_per_day)),
+        rollover_hour=int(stored.get(PREF_KEYS["rollover_hour"], defaults.rollover_hour)),
+        study_locked=stored.get(PREF_KEYS["study_locked"], "yes" if defaults.study_locked else "no")
+        == "yes",
+    )
+
+
+def save_setting(session: Session, *, key: str, value: str) -> None:
+    row = session.get(Setting, key) or Setting(key=key, value=value)
+    row.value = value
+    session.add(row)

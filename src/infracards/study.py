@@ -1,0 +1,80 @@
+"""Study actions that join the pure scheduler to the store: grade, undo, preview."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from infracards.scheduler import SM2State, review, study_day
+from infracards.store.db import transaction
+from infracards.store.queries import CardRecord, load_card, load_prefs, record_review, undo_review
+
+
+@dataclass(frozen=True, slots=True)
+class Graded:
+    """A committed grade: enough to show the result and to undo it."""
+
+    review_id: int
+    card_pk: int
+    quality: int
+    drill: bool
+    after: SM2State
+    due: date | None
+
+
+def local_now() -> datetime:
+    return datetime.now().astimezone()
+
+
+def study_day_now(session: Session, *, now: datetime) -> date:
+    """Today's study day under the learner's rollover hour."""
+    return study_day(now, rollover_hour=load_prefs(session).rollover_hour)
+
+
+def next_intervals(state: SM2State) -> dict[int, int]:
+    """The interval each grade 0–5 would give, for the grade bar's labels."""
+    return {quality: review(state, quality).interval for quality in range(6)}
+
+
+def grade_card(
+    engine: Engine,
+    *,
+    card: CardRecord,
+    quality: int,
+    drill: bool,
+    now: datetime,
+    today: date,
+    duration_ms: int,
+    session_id: int | None,
+) -> Graded:
+    """Commit one grade (state and log in one transaction) before anything else is shown."""
+    after = card.state if drill else review(card.state, quality)
+    due = card.due if drill else today + timedelta(days=after.interval)
+    with transaction(engine) as session:
+        review_id = record_review(
+            session,
+            card_pk=card.pk,
+            grade=quality,
+            drill=drill,
+            before=card.state,
+            due_before=card.due,
+            after=after,
+            due_after=due,
+            reviewed_at=now.astimezone(UTC),
+            study_day=today,
+            duration_ms=duration_ms,
+            session_id=session_id,
+        )
+    return Graded(
+        review_id=review_id, card_pk=card.pk, quality=quality, drill=drill, after=after, due=due
+    )
+
+
+def undo_grade(engine: Engine, *, graded: Graded) -> CardRecord:
+    """Remove a grade from the log and restore the card's state exactly as it was."""
+    with transaction(engine) as session:
+        undo_review(session, review_id=graded.review_id)
+        return load_card(session, pk=graded.card_pk)

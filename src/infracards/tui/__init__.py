@@ -1,0 +1,1 @@
+"""The Textual app; only ``cli`` imports this package, and lazily."""

@@ -1,0 +1,67 @@
+"""One card, read-only: prompt, answer, key points and its review history."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header
+
+from infracards.store.db import transaction
+from infracards.store.queries import card_history, load_card
+from infracards.tui.context import AppContext
+from infracards.tui.widgets.card_view import CardView
+
+
+class CardScreen(Screen[None]):
+    """Reading a card from Browse; nothing here changes its schedule."""
+
+    BINDINGS = [
+        Binding("k", "app.unlock", "Unlock", id="unlock"),
+        Binding("escape,q", "back", "Back", id="back"),
+    ]
+
+    def __init__(self, context: AppContext, *, card_pk: int) -> None:
+        super().__init__()
+        self.context = context
+        self.card_pk = card_pk
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield CardView(id="card-view")
+        yield DataTable(id="history-table", cursor_type="none", zebra_stripes=True)
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns(
+            "Reviewed (UTC)", "Study day", "Grade", "Drill", "Interval after"
+        )
+        await self.show()
+
+    async def on_screen_resume(self) -> None:
+        await self.show()
+
+    async def show(self) -> None:
+        with transaction(self.context.engine) as session:
+            card = load_card(session, pk=self.card_pk)
+            history = card_history(session, pk=self.card_pk)
+        view = self.query_one(CardView)
+        due = card.due.isoformat() if card.due else "new"
+        view.show_card(
+            card_id=card.card_id, topic=card.topic, prompt=card.prompt, caption=f"due {due}"
+        )
+        await view.reveal(self.context.answers.answer_for(card))
+        table = self.query_one(DataTable)
+        table.clear()
+        for entry in history:
+            table.add_row(
+                entry.reviewed_at.strftime("%Y-%m-%d %H:%M"),
+                entry.study_day.isoformat(),
+                str(entry.grade),
+                "yes" if entry.drill else "",
+                f"{entry.interval_after}d",
+            )
+        self.sub_title = f"{card.deck_id} · {len(history)} reviews"
+
+    def action_back(self) -> None:
+        self.dismiss()

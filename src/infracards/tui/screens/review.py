@@ -1,0 +1,178 @@
+"""Review: today's queue, one card at a time, graded with SM-2 and committed at once."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Header, ProgressBar, Static
+
+from infracards.scheduler import StudyQueue
+from infracards.store.db import transaction
+from infracards.store.queries import CardRecord, build_queue, end_session, load_card, start_session
+from infracards.study import Graded, grade_card, next_intervals, undo_grade
+from infracards.tui.context import AppContext
+from infracards.tui.screens.summary import SessionSummary, SummaryScreen
+from infracards.tui.widgets.card_view import CardView
+from infracards.tui.widgets.grade_bar import GradeBar
+
+
+@dataclass(slots=True)
+class _Step:
+    """What undo needs: the committed grade and the queue and card as they were before it."""
+
+    graded: Graded
+    queue: StudyQueue
+    card: CardRecord
+    duration_ms: int
+
+
+class ReviewScreen(Screen[None]):
+    """One review session of one deck."""
+
+    BINDINGS = [
+        Binding("space,enter", "reveal", "Show answer", id="reveal"),
+        *(
+            Binding(str(quality), f"grade({quality})", f"Grade {quality}", show=False)
+            for quality in range(6)
+        ),
+        Binding("u,ctrl+z", "undo", "Undo", id="undo"),
+        Binding("k", "app.unlock", "Unlock", id="unlock"),
+        Binding("q,escape", "leave", "Leave", id="leave"),
+    ]
+
+    revealed: reactive[bool] = reactive(False, bindings=True)
+    """True once the answer side is shown; grading is possible only then."""
+    can_undo: reactive[bool] = reactive(False, bindings=True)
+
+    def __init__(self, context: AppContext, *, deck_id: str) -> None:
+        super().__init__()
+        self.context = context
+        self.deck_id = deck_id
+        self.queue = StudyQueue()
+        self.card: CardRecord | None = None
+        self.history: list[_Step] = []
+        self.shown_at = time.monotonic()
+        self.session_id: int | None = None
+        self.started_at = context.clock()
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="review-progress-text")
+        yield ProgressBar(id="review-progress", show_eta=False)
+        yield CardView(id="card-view")
+        yield GradeBar(id="grade-bar")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        prefs = self.context.prefs()
+        today = self.context.today()
+        with transaction(self.context.engine) as session:
+            self.queue = build_queue(session, deck_id=self.deck_id, today=today, prefs=prefs)
+            self.session_id = start_session(session, now=self.started_at, study_day=today)
+        self.query_one(ProgressBar).update(total=self.queue.remaining, progress=0)
+        self.show_current()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "grade":
+            return True if self.revealed else None
+        if action == "reveal":
+            return None if self.revealed or self.card is None else True
+        if action == "undo":
+            return True if self.can_undo else None
+        return True
+
+    def show_current(self) -> None:
+        """Show the question side of the queue's current card, or finish the session."""
+        card_pk = self.queue.current
+        if card_pk is None:
+            self.finish()
+            return
+        with transaction(self.context.engine) as session:
+            self.card = load_card(session, pk=card_pk)
+        caption = "drill: again until graded 4+" if self.queue.current_is_drill else ""
+        self.query_one(CardView).show_card(
+            card_id=self.card.card_id,
+            topic=self.card.topic,
+            prompt=self.card.prompt,
+            caption=caption,
+        )
+        self.query_one(GradeBar).display = False
+        self.revealed = False
+        self.can_undo = bool(self.history)
+        done = len(self.history)
+        drills = len(self.queue.drills)
+        self.query_one("#review-progress-text", Static).update(
+            f"{done} answered · {self.queue.remaining} to go"
+            + (f" · {drills} to drill again" if drills else "")
+        )
+        self.query_one(ProgressBar).update(total=done + self.queue.remaining, progress=done)
+        self.shown_at = time.monotonic()
+
+    async def action_reveal(self) -> None:
+        if self.card is None or self.revealed:
+            return
+        await self.query_one(CardView).reveal(self.context.answers.answer_for(self.card))
+        bar = self.query_one(GradeBar)
+        bar.show_intervals(next_intervals(self.card.state), drill=self.queue.current_is_drill)
+        bar.display = True
+        self.revealed = True
+
+    @on(GradeBar.Graded)
+    def _grade_clicked(self, event: GradeBar.Graded) -> None:
+        self.action_grade(event.quality)
+
+    def action_grade(self, quality: int) -> None:
+        if self.card is None or not self.revealed:
+            return
+        duration_ms = int((time.monotonic() - self.shown_at) * 1000)
+        graded = grade_card(
+            self.context.engine,
+            card=self.card,
+            quality=quality,
+            drill=self.queue.current_is_drill,
+            now=self.context.clock(),
+            today=self.context.today(),
+            duration_ms=duration_ms,
+            session_id=self.session_id,
+        )
+        self.history.append(
+            _Step(graded=graded, queue=self.queue, card=self.card, duration_ms=duration_ms)
+        )
+        self.queue = self.queue.after_grade(quality)
+        self.show_current()
+
+    def action_undo(self) -> None:
+        if not self.history:
+            return
+        step = self.history.pop()
+        undo_grade(self.context.engine, graded=step.graded)
+        self.queue = step.queue
+        self.show_current()
+        self.notify(f"Undid grade {step.graded.quality} on {step.card.card_id}", timeout=2)
+
+    def action_leave(self) -> None:
+        """Leave early: every grade so far is already committed."""
+        self.finish()
+
+    def finish(self) -> None:
+        with transaction(self.context.engine) as session:
+            if self.session_id is not None:
+                end_session(session, session_id=self.session_id, now=self.context.clock())
+        if not self.history:
+            self.dismiss()
+            if self.queue.current is None:
+                self.app.notify("Nothing to review in this deck today.", timeout=3)
+            return
+        summary = SessionSummary.from_grades(
+            [step.graded for step in self.history],
+            card_ids={step.card.pk: step.card.card_id for step in self.history},
+            seconds=(self.context.clock() - self.started_at).total_seconds(),
+            left=self.queue.remaining,
+        )
+        self.app.switch_screen(SummaryScreen(summary))
