@@ -126,17 +126,25 @@ def compose_yaml(data: bytes, *, path: Path) -> Node:
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise DeckError(f"{path}:{line}: invalid UTF-8 (byte {error.start})") from None
-    loader = _HardenedLoader(text, path)
+    loader = None
     try:
+        loader = _HardenedLoader(text, path)
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark else 1
-        raise DeckError(f"{path}:{line}: {error.problem or error.context}") from None
+        problem = error.problem or error.context
+        if problem == "but found another document":
+            problem = "only one YAML document is allowed in a deck file"
+        raise DeckError(f"{path}:{line}: {problem}") from None
+    except yaml.reader.ReaderError as error:
+        line = text[: error.position].count("\n") + 1
+        raise DeckError(f"{path}:{line}: character #x{error.character:04x} is not allowed") from None
     except yaml.YAMLError as error:
         raise DeckError(f"{path}: {error}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     if node is None:
         raise DeckError(f"{path}:1: the file is empty")
     return node

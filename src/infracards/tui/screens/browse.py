@@ -15,7 +15,15 @@ from infracards.store.queries import BrowseRow, browse_rows
 from infracards.tui.context import AppContext
 from infracards.tui.screens.card import CardScreen
 
-PROMPT_WIDTH = 40
+PROMPT_CELLS = 30
+TAGS_CELLS = 14
+
+
+def clipped(value: str, cells: int) -> Text:
+    """Literal text cut to a number of terminal cells (a CJK character takes two)."""
+    text = Text(value, no_wrap=True)
+    text.truncate(cells, overflow="ellipsis")
+    return text
 
 
 def matches(row: BrowseRow, *, search: str, tag: str | None) -> bool:
@@ -77,11 +85,6 @@ class BrowseScreen(Screen[None]):
         for row in self.rows:
             if not matches(row, search=search, tag=tag):
                 continue
-            prompt = (
-                row.prompt
-                if len(row.prompt) <= PROMPT_WIDTH
-                else row.prompt[: PROMPT_WIDTH - 1] + "…"
-            )
             answer = (
                 "locked"
                 if row.locked and not self.context.answers.is_unlocked(row.deck_id)
@@ -89,8 +92,8 @@ class BrowseScreen(Screen[None]):
             )
             table.add_row(
                 row.card_id,
-                Text(prompt),
-                Text(" ".join(row.tags)),
+                clipped(row.prompt, PROMPT_CELLS),
+                clipped(" ".join(row.tags), TAGS_CELLS),
                 f"{row.easiness:.2f}",
                 f"{row.interval}d" if row.due else "new",
                 row.due.isoformat() if row.due else "—",

@@ -37,10 +37,8 @@ class ReviewScreen(Screen[None]):
 
     BINDINGS = [
         Binding("space,enter", "reveal", "Show answer", id="reveal"),
-        *(
-            Binding(str(quality), f"grade({quality})", f"Grade {quality}", show=False)
-            for quality in range(6)
-        ),
+        Binding("0", "grade(0)", "Grade", key_display="0-5", id="grade"),
+        *(Binding(str(quality), f"grade({quality})", show=False) for quality in range(1, 6)),
         Binding("u,ctrl+z", "undo", "Undo", id="undo"),
         Binding("k", "app.unlock", "Unlock", id="unlock"),
         Binding("q,escape", "leave", "Leave", id="leave"),
@@ -79,12 +77,13 @@ class ReviewScreen(Screen[None]):
         self.show_current()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Only the keys that work right now appear in the footer."""
         if action == "grade":
-            return True if self.revealed else None
+            return self.revealed
         if action == "reveal":
-            return None if self.revealed or self.card is None else True
+            return not self.revealed and self.card is not None
         if action == "undo":
-            return True if self.can_undo else None
+            return self.can_undo
         return True
 
     def show_current(self) -> None:

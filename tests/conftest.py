@@ -1,0 +1,92 @@
+"""Shared fixtures: every test gets its own INFRACARDS_HOME, a fixed clock and a small deck."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from infracards.library import add_deck
+from infracards.store.db import open_store
+
+SAMPLE_DECK = """\
+format: infracards-deck/v1
+id: sample
+title: Sample deck
+version: 1
+language: zh-CN
+lock:
+  format: infracards-seal/v1
+  aead: aes-256-gcm
+  kdf: {alg: argon2id, memory_kib: 8192, iterations: 1, lanes: 1}
+  commit: AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=
+  revoked: []
+cards:
+  - id: q01
+    prompt: "什么是 All-Reduce？"
+    tags: [communication]
+    key_points: ["等价于 Reduce-Scatter + All-Gather", "每卡发送 2(N-1)/N·S"]
+    answer: |
+      ## 核心回答
+      All-Reduce 把每个 rank 的张量求和后分发给所有 rank。
+
+      | 算法 | 每卡发送量 |
+      | --- | --- |
+      | Ring | 2(N−1)/N·S |
+
+      ```python
+      assert 2 * (8 - 1) / 8 == 1.75
+      ```
+  - id: q02
+    prompt: "ZeRO-1 切分了什么？"
+    tags: [memory, zero]
+    answer: "切分优化器状态 (optimizer states)。"
+  - id: q03
+    prompt: "1F1B 的气泡率是多少？"
+    tags: [pipeline]
+    sealed: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIj
+  - id: q04
+    prompt: "TP 每层前向有几次 All-Reduce？"
+    tags: [tensor-parallel, communication]
+    answer: "两次：attention 之后一次，MLP 之后一次。"
+"""
+SAMPLE_SLOTS = '{"format":"infracards-keyslots/v1","deck":"sample","version":1,"slots":{}}'
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test writes only inside its own data folder (llm's pattern)."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("INFRACARDS_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def today() -> date:
+    return date(2025, 1, 6)
+
+
+@pytest.fixture
+def now(today: date) -> datetime:
+    return datetime(today.year, today.month, today.day, 10, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def sample_deck(tmp_path: Path) -> Path:
+    path = tmp_path / "decks" / "sample.yaml"
+    path.parent.mkdir()
+    path.write_text(SAMPLE_DECK, encoding="utf-8")
+    path.with_name("sample.keyslots.json").write_text(SAMPLE_SLOTS, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def engine(home: Path, sample_deck: Path) -> Iterator[Engine]:
+    """A real, migrated database file holding the sample deck."""
+    engine = open_store(home)
+    add_deck(engine, sample_deck)
+    yield engine
+    engine.dispose()

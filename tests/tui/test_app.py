@@ -1,0 +1,118 @@
+"""The real app driven by Pilot against a real store: review, drills, undo, browse."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from sqlalchemy import Engine
+from textual.widgets import DataTable, Input, Markdown, Static
+
+from infracards.store.db import transaction
+from infracards.store.queries import card_history, find_card
+from infracards.tui.app import InfracardsApp
+from infracards.tui.screens.browse import BrowseScreen
+from infracards.tui.screens.card import CardScreen
+from infracards.tui.screens.home import HomeScreen
+from infracards.tui.screens.review import ReviewScreen
+from infracards.tui.screens.summary import SummaryScreen
+
+SIZE = (100, 32)
+
+
+def state_of(engine: Engine, card_id: str):  # type: ignore[no-untyped-def]
+    with transaction(engine) as session:
+        [card] = find_card(session, card_id=card_id, deck_id="sample")
+        return card, card_history(session, pk=card.pk)
+
+
+def shown_card_id(app: InfracardsApp) -> str:
+    screen = app.screen
+    assert isinstance(screen, ReviewScreen) and screen.card is not None
+    return screen.card.card_id
+
+
+async def test_home_lists_the_deck_with_its_counts(app: InfracardsApp) -> None:
+    async with app.run_test(size=SIZE):
+        assert isinstance(app.screen, HomeScreen)
+        table = app.screen.query_one(DataTable)
+        assert table.get_row("sample") == ["Sample deck", "4", "4", "0", "1 locked", "0"]
+
+
+async def test_a_full_session_with_a_drill_and_undo(app: InfracardsApp, engine: Engine, today: date) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        assert shown_card_id(app) == "q01"
+        await pilot.press("4")  # not revealed yet: grading is not possible
+        assert state_of(engine, "q01")[1] == []
+
+        await pilot.press("space")
+        answer = app.screen.query_one("#card-answer", Markdown)
+        assert answer.display and "All-Reduce" in answer.source
+        points = app.screen.query_one("#card-key-points", Static)
+        assert "要点" in str(points.render())
+        await pilot.press("5")
+        card, history = state_of(engine, "q01")
+        assert card.due == today + timedelta(days=1) and [e.grade for e in history] == [5]
+
+        assert shown_card_id(app) == "q02"
+        await pilot.press("space", "2")  # below 4: drilled again today
+        assert shown_card_id(app) == "q03"
+        await pilot.press("space")
+        assert app.screen.query_one("#card-lock", Static).display  # sealed, deck locked
+        await pilot.press("3")
+        await pilot.press("u")  # undo the 3 on q03
+        assert shown_card_id(app) == "q03"
+        assert state_of(engine, "q03")[1] == []
+        await pilot.press("space", "4", "space", "5")  # q03 then q04
+        assert shown_card_id(app) == "q02"
+        assert app.screen.queue.current_is_drill
+        await pilot.press("space", "3", "space", "4")  # drill until graded 4
+        assert isinstance(app.screen, SummaryScreen)
+        assert app.screen.summary.answers == 6 and app.screen.summary.drills == 2
+
+    q02, history = state_of(engine, "q02")
+    assert [(e.grade, e.drill) for e in history] == [(2, False), (3, True), (4, True)]
+    assert (q02.state.repetitions, q02.state.interval, str(q02.state.easiness)) == (0, 1, "2.18")
+
+
+async def test_leaving_early_keeps_every_grade(app: InfracardsApp, engine: Engine) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r", "space", "4", "q")
+        assert isinstance(app.screen, SummaryScreen) and app.screen.summary.left == 3
+        await pilot.press("enter")
+        assert isinstance(app.screen, HomeScreen)
+        assert app.screen.query_one(DataTable).get_row("sample")[-1] == "1"
+    assert [e.grade for e in state_of(engine, "q01")[1]] == [4]
+
+
+async def test_browse_search_tag_filter_and_open(app: InfracardsApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("b")
+        screen = app.screen
+        assert isinstance(screen, BrowseScreen)
+        table = screen.query_one(DataTable)
+        assert table.row_count == 4
+        await pilot.press("slash", *"zero")
+        assert screen.query_one(Input).value == "zero"
+        assert table.row_count == 1
+        screen.query_one(Input).value = ""
+        await pilot.pause()
+        screen.query_one("#browse-tag").value = "communication"
+        await pilot.pause()
+        assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["q01", "q04"]
+        table.focus()
+        await pilot.press("enter")
+        assert isinstance(app.screen, CardScreen)
+        assert "All-Reduce" in app.screen.query_one(Markdown).source
+        await pilot.press("escape")
+        assert isinstance(app.screen, BrowseScreen)
+
+
+async def test_review_with_nothing_due_returns_home(app: InfracardsApp, engine: Engine) -> None:
+    with transaction(engine) as session:
+        from infracards.store.queries import save_setting
+
+        save_setting(session, key="new-per-day", value="0")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        assert isinstance(app.screen, HomeScreen)
