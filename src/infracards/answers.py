@@ -1,10 +1,18 @@
-"""Answers as the learner sees them: free ones from the deck, sealed ones opened in memory."""
+"""Answers as the learner sees them: free ones from the deck, sealed ones opened in memory.
+
+Decrypted answers are never written anywhere: not the database, not a cache, not a log.
+"""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
+from infracards.errors import DeckCorruptedError
+from infracards.seal import open_answer
+from infracards.seal.encoding import decode_b64
 from infracards.store.queries import CardRecord
+from infracards.unlock import OpenedRelease
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,16 +24,38 @@ class Answer:
 
 
 class AnswerBook:
-    """Opens answers; sealed ones need the deck's release key, held only in memory."""
+    """Opens answers; sealed ones need their deck's release key, held only in memory."""
 
-    def __init__(self) -> None:
-        self._release_keys: dict[str, bytes] = {}
+    def __init__(self, opened: list[OpenedRelease] | None = None) -> None:
+        self._releases: dict[str, OpenedRelease] = {}
+        for release in opened or []:
+            self.add(release)
+
+    def add(self, release: OpenedRelease) -> None:
+        self._releases[release.deck_id] = release
 
     def is_unlocked(self, deck_id: str) -> bool:
-        return deck_id in self._release_keys
+        return deck_id in self._releases
 
     def answer_for(self, card: CardRecord) -> Answer | None:
-        """The card's answer, or None while it is sealed and the deck is locked."""
+        """The card's answer, or None while it is sealed and its deck is locked."""
         if card.answer is not None:
             return Answer(markdown=card.answer, key_points=card.key_points)
-        return None
+        release = self._releases.get(card.deck_id)
+        if release is None or card.sealed is None:
+            return None
+        plaintext = open_answer(
+            release.release_key,
+            card.deck_id,
+            release.release,
+            card.card_id,
+            card.prompt,
+            decode_b64(card.sealed, what=f"{card.card_id}.sealed"),
+        )
+        try:
+            payload = json.loads(plaintext)
+            return Answer(markdown=payload["answer"], key_points=tuple(payload["key_points"]))
+        except (ValueError, KeyError, TypeError):
+            raise DeckCorruptedError(
+                f"deck corrupted at {card.card_id}: unreadable answer"
+            ) from None

@@ -27,6 +27,7 @@ from infracards.store.queries import (
     find_card,
     load_prefs,
     save_setting,
+    sealed_cards,
 )
 from infracards.study import local_now, study_day_now
 
@@ -97,6 +98,50 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("key", nargs="?", choices=sorted(PREF_KEYS.values()), metavar="KEY")
     config.add_argument("value", nargs="?", metavar="VALUE")
     config.set_defaults(handler=run_config)
+
+    unlock = commands.add_parser(
+        "unlock",
+        help="open the sealed answers with your card key (卡密)",
+        description="Checks the card key completely (offline), then stores it in $INFRACARDS_HOME "
+        "(mode 0600). Without KEY, asks for it without echo.",
+    )
+    unlock.add_argument(
+        "key", nargs="*", metavar="KEY", help="the card key, e.g. 7K3QZ-… (spaces ok)"
+    )
+    unlock.add_argument("--deck", default="module03", help="deck id (default: module03)")
+    unlock.add_argument("--stdin", action="store_true", help="read the key from standard input")
+    unlock.add_argument("--status", action="store_true", help="show which decks are unlocked")
+    unlock.set_defaults(handler=run_unlock)
+
+    lock = commands.add_parser("lock", help="forget the stored card key of a deck")
+    lock.add_argument("--deck", default="module03", help="deck id (default: module03)")
+    lock.set_defaults(handler=run_lock)
+
+    publish = commands.add_parser("publish", help="publisher tools: secret, card keys, sealing")
+    publish_commands = publish.add_subparsers(
+        title="publish commands", metavar="COMMAND", required=True
+    )
+    secret = publish_commands.add_parser("secret", help="create a publisher secret file (0600)")
+    secret.add_argument("path", type=Path, metavar="PATH")
+    secret.set_defaults(handler=run_publish_secret)
+    issue = publish_commands.add_parser("issue", help="issue card keys for buyers")
+    issue.add_argument("source", type=Path, metavar="SOURCE", help="publisher source folder")
+    issue.add_argument("-n", "--count", type=int, default=1, help="how many keys (default 1)")
+    issue.add_argument("--secret", type=Path, help="publisher secret file")
+    issue.add_argument("--csv", type=Path, help="also write kid,card_key rows to this file")
+    issue.add_argument("--test-params", action="store_true", help="cheap KDF, for tests only")
+    issue.set_defaults(handler=run_publish_issue)
+    revoke = publish_commands.add_parser("revoke", help="revoke a key id from the next release on")
+    revoke.add_argument("source", type=Path, metavar="SOURCE", help="publisher source folder")
+    revoke.add_argument("kid", metavar="KID", help="key id: the first 4 symbols of the card key")
+    revoke.set_defaults(handler=run_publish_revoke)
+    seal = publish_commands.add_parser("seal", help="seal the source into the shipped deck")
+    seal.add_argument("source", type=Path, metavar="SOURCE", help="publisher source folder")
+    seal.add_argument("--secret", type=Path, help="publisher secret file")
+    seal.add_argument(
+        "--out", type=Path, default=Path("deck"), help="output folder (default deck/)"
+    )
+    seal.set_defaults(handler=run_publish_seal)
     return parser
 
 
@@ -119,6 +164,91 @@ def launch_app(*, start_review: str | None) -> int:
     return 0
 
 
+def read_key(args: argparse.Namespace) -> str:
+    """The card key from the argument, standard input, or a no-echo prompt (not argv history)."""
+    if args.key:
+        return " ".join(args.key)
+    if args.stdin:
+        return sys.stdin.readline(257).strip()
+    if not sys.stdin.isatty():
+        raise InfracardsError("no card key given: pass KEY, use --stdin, or run in a terminal")
+    import getpass
+
+    return getpass.getpass("Card key (卡密): ")
+
+
+def run_unlock(args: argparse.Namespace) -> int:
+    from infracards.seal import parse_license_key
+    from infracards.unlock import key_status, unlock_deck
+
+    engine = open_home()
+    if args.status:
+        for deck_id, status in key_status(engine, home()).items():
+            print(f"{deck_id}\t{status}")
+        return 0
+    typed = read_key(args)
+    opened = unlock_deck(engine, home(), deck_id=args.deck, typed_key=typed)
+    with transaction(engine) as session:
+        count = len(sealed_cards(session, deck_id=args.deck))
+    masked = parse_license_key(typed).masked
+    print(
+        f"Unlocked {opened.deck_id} v{opened.release} with card key {masked}: {count} answers open."
+    )
+    return 0
+
+
+def run_lock(args: argparse.Namespace) -> int:
+    from infracards.seal import forget_license
+
+    forget_license(home(), args.deck)
+    print(f"Forgot the card key for {args.deck}; its sealed answers are locked again.")
+    return 0
+
+
+def run_publish_secret(args: argparse.Namespace) -> int:
+    from infracards.publish import create_secret
+
+    create_secret(args.path)
+    print(f"Created {args.path} (mode 0600). Keep it outside the repository and back it up.")
+    return 0
+
+
+def run_publish_issue(args: argparse.Namespace) -> int:
+    from infracards.publish import issue_keys, read_secret
+
+    if args.count < 1:
+        raise InfracardsError("--count must be at least 1")
+    issued = issue_keys(
+        args.source, secret=read_secret(args.secret), count=args.count, test_params=args.test_params
+    )
+    rows = [f"{key.license_key[:4]},{key.license_key}" for key in issued]
+    if args.csv is not None:
+        args.csv.write_text("kid,card_key\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    for key in issued:
+        print(key.license_key)
+    print(f"Issued {len(issued)} card keys; seal a release for them to work.", file=sys.stderr)
+    return 0
+
+
+def run_publish_revoke(args: argparse.Namespace) -> int:
+    from infracards.publish import revoke_key
+
+    kid = revoke_key(args.source, kid=args.kid)
+    print(
+        f"Revoked key id {kid}: bump the version in deck.yaml and seal; "
+        "the new release has no slot for it."
+    )
+    return 0
+
+
+def run_publish_seal(args: argparse.Namespace) -> int:
+    from infracards.publish import read_secret, seal_source
+
+    path = seal_source(args.source, secret=read_secret(args.secret), out_dir=args.out)
+    print(f"Sealed {path} and {path.with_name(path.stem + '.keyslots.json').name}.")
+    return 0
+
+
 def run_app(args: argparse.Namespace) -> int:
     """Open the app on the home screen."""
     return launch_app(start_review=None)
@@ -134,10 +264,13 @@ def run_review(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
+    from infracards.unlock import key_status
+
     engine = open_home()
     with transaction(engine) as session:
         today = study_day_now(session, now=local_now())
         summaries = deck_summaries(session, today=today)
+    keys = key_status(engine, home())
     if args.json:
         decks = [
             {
@@ -148,6 +281,7 @@ def run_status(args: argparse.Namespace) -> int:
                 "new": s.new,
                 "due_today": s.due,
                 "locked": s.locked,
+                "unlocked": keys.get(s.deck_id) == "unlocked",
                 "reviews_today": s.reviews_today,
             }
             for s in summaries
@@ -160,7 +294,8 @@ def run_status(args: argparse.Namespace) -> int:
     for s in summaries:
         print(
             f"{s.deck_id}  {s.title}  v{s.version}\n"
-            f"  cards {s.total} · new {s.new} · due today {s.due} · locked {s.locked}"
+            f"  cards {s.total} · new {s.new} · due today {s.due} · sealed {s.locked}"
+            f" ({keys.get(s.deck_id, 'free')})"
             f" · reviewed today {s.reviews_today}"
         )
     return 0
@@ -179,7 +314,15 @@ def run_show(args: argparse.Namespace) -> int:
             f"card {args.card_id!r} is in several decks ({decks}); pick one with --deck"
         )
     card = cards[0]
-    answer = AnswerBook().answer_for(card)
+    book = AnswerBook()
+    if card.locked:
+        from infracards.unlock import open_saved_keys
+
+        opened, notices = open_saved_keys(engine, home(), only=card.deck_id)
+        book = AnswerBook(opened)
+        for notice in notices:
+            print(f"infracards: {notice}", file=sys.stderr)
+    answer = book.answer_for(card)
     print(f"# {card.card_id} · {' '.join(card.tags)}\n\n{card.prompt}\n")
     if answer is None:
         print(

@@ -526,3 +526,19 @@ def save_setting(session: Session, *, key: str, value: str) -> None:
     row = session.get(Setting, key) or Setting(key=key, value=value)
     row.value = value
     session.add(row)
+
+
+def sealed_cards(session: Session, *, deck_id: str) -> list[tuple[str, str, str]]:
+    """(card id, prompt, sealed base64) of every active sealed card, for the unlock check."""
+    rows = session.exec(
+        select(Card.card_id, Card.prompt, Card.sealed)
+        .where(Card.deck_id == deck_id, col(Card.sealed).is_not(None), Card.retired == False)  # noqa: E712
+        .order_by(col(Card.position))
+    )
+    return [(card_id, prompt, sealed) for card_id, prompt, sealed in rows if sealed is not None]
+
+
+def sealed_decks(session: Session) -> list[str]:
+    return list(
+        session.exec(select(Deck.id).where(col(Deck.lock_header).is_not(None)).order_by(Deck.id))
+    )

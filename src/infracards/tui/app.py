@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from textual import on, work
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
+from infracards.seal import license_path
 from infracards.tui.context import AppContext
+from infracards.tui.dialogs.unlock import UnlockDialog
+from infracards.tui.messages import AnswersOpened, UnlockRequested
 from infracards.tui.screens.browse import BrowseScreen
 from infracards.tui.screens.home import HomeScreen
 from infracards.tui.screens.review import ReviewScreen
+from infracards.unlock import OpenedRelease, open_saved_keys
+
+DEFAULT_DECK = "module03"
 
 
 class InfracardsApp(App[None]):
@@ -20,18 +27,17 @@ class InfracardsApp(App[None]):
     TITLE = "infracards"
     SUB_TITLE = "SM-2 flashcards for LLM infra interviews"
 
-    def __init__(
-        self, context: AppContext, *, notice: str = "", start_review: str | None = None
-    ) -> None:
+    def __init__(self, context: AppContext, *, start_review: str | None = None) -> None:
         super().__init__()
         self.context = context
-        self.notice = notice
         self.start_review = start_review
 
     def on_mount(self) -> None:
-        self.push_screen(HomeScreen(self.context, notice=self.notice))
+        self.push_screen(HomeScreen(self.context))
         if self.start_review is not None:
             self.push_screen(ReviewScreen(self.context, deck_id=self.start_review))
+        if license_path(self.context.home).exists():
+            self.open_saved_keys()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -58,4 +64,32 @@ class InfracardsApp(App[None]):
         self.push_screen(BrowseScreen(self.context))
 
     def action_unlock(self) -> None:
-        self.notify("Unlocking sealed answers is not available in this build.", severity="warning")
+        self.post_message(UnlockRequested(self._selected_deck() or DEFAULT_DECK))
+
+    @on(UnlockRequested)
+    def _unlock_requested(self, message: UnlockRequested) -> None:
+        if self.context.answers.is_unlocked(message.deck_id):
+            self.notify(f"{message.deck_id} is already unlocked.")
+            return
+        self.push_screen(UnlockDialog(self.context, deck_id=message.deck_id), self._unlocked)
+
+    def _unlocked(self, opened: OpenedRelease | None) -> None:
+        if opened is None:
+            return
+        self.notify(f"Unlocked {opened.deck_id} v{opened.release}: every sealed answer opens now.")
+        self._answers_opened([opened], [])
+
+    @work(thread=True, exclusive=True, group="saved-keys")
+    def open_saved_keys(self) -> None:
+        """One KDF per unlocked deck (~0.3 s), off the UI thread, at start."""
+        opened, notices = open_saved_keys(self.context.engine, self.context.home)
+        self.call_from_thread(self._answers_opened, opened, notices)
+
+    def _answers_opened(self, opened: list[OpenedRelease], notices: list[str]) -> None:
+        for release in opened:
+            self.context.answers.add(release)
+        for notice in notices:
+            self.notify(notice, severity="warning", timeout=10)
+        if opened:
+            for screen in self.screen_stack:
+                screen.post_message(AnswersOpened())

@@ -9,10 +9,13 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from infracards.answers import AnswerBook
+from infracards.answers import Answer, AnswerBook
+from infracards.errors import InfracardsError
 from infracards.store.db import transaction
-from infracards.store.queries import StudyPrefs, load_prefs
+from infracards.store.queries import CardRecord, StudyPrefs, load_prefs
 from infracards.study import study_day_now
+
+LOCK_NOTICE = "🔒 This answer is sealed. Press k to unlock it with your card key (卡密)."
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +30,13 @@ class AppContext:
     def prefs(self) -> StudyPrefs:
         with transaction(self.engine) as session:
             return load_prefs(session)
+
+    def open_answer(self, card: CardRecord) -> tuple[Answer | None, str]:
+        """The answer to show, or None and the notice to show instead (locked, or damaged)."""
+        try:
+            return self.answers.answer_for(card), LOCK_NOTICE
+        except InfracardsError as error:
+            return None, f"⚠ {error}"
 
     def today(self) -> date:
         with transaction(self.engine) as session:

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Select
 from infracards.store.db import transaction
 from infracards.store.queries import BrowseRow, browse_rows
 from infracards.tui.context import AppContext
+from infracards.tui.messages import AnswersOpened
 from infracards.tui.screens.card import CardScreen
 
 PROMPT_CELLS = 30
@@ -68,6 +69,9 @@ class BrowseScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.load_rows()
+
+    def on_answers_opened(self, _message: AnswersOpened) -> None:
+        self.apply_filters()
 
     def load_rows(self) -> None:
         with transaction(self.context.engine) as session:

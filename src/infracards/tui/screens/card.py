@@ -10,6 +10,7 @@ from textual.widgets import DataTable, Footer, Header
 from infracards.store.db import transaction
 from infracards.store.queries import card_history, load_card
 from infracards.tui.context import AppContext
+from infracards.tui.messages import AnswersOpened, UnlockRequested
 from infracards.tui.widgets.card_view import CardView
 
 
@@ -17,7 +18,7 @@ class CardScreen(Screen[None]):
     """Reading a card from Browse; nothing here changes its schedule."""
 
     BINDINGS = [
-        Binding("k", "app.unlock", "Unlock", id="unlock"),
+        Binding("k", "unlock", "Unlock", id="unlock"),
         Binding("escape,q", "back", "Back", id="back"),
     ]
 
@@ -25,6 +26,7 @@ class CardScreen(Screen[None]):
         super().__init__()
         self.context = context
         self.card_pk = card_pk
+        self.deck_id = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -45,12 +47,14 @@ class CardScreen(Screen[None]):
         with transaction(self.context.engine) as session:
             card = load_card(session, pk=self.card_pk)
             history = card_history(session, pk=self.card_pk)
+        self.deck_id = card.deck_id
         view = self.query_one(CardView)
         due = card.due.isoformat() if card.due else "new"
         view.show_card(
             card_id=card.card_id, topic=card.topic, prompt=card.prompt, caption=f"due {due}"
         )
-        await view.reveal(self.context.answers.answer_for(card))
+        answer, notice = self.context.open_answer(card)
+        await view.reveal(answer, notice=notice)
         table = self.query_one(DataTable)
         table.clear()
         for entry in history:
@@ -62,6 +66,12 @@ class CardScreen(Screen[None]):
                 f"{entry.interval_after}d",
             )
         self.sub_title = f"{card.deck_id} · {len(history)} reviews"
+
+    async def on_answers_opened(self, _message: AnswersOpened) -> None:
+        await self.show()
+
+    def action_unlock(self) -> None:
+        self.post_message(UnlockRequested(self.deck_id))
 
     def action_back(self) -> None:
         self.dismiss()

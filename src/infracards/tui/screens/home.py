@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -11,6 +10,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from infracards.store.db import transaction
 from infracards.store.queries import deck_summaries
 from infracards.tui.context import AppContext
+from infracards.tui.messages import AnswersOpened, UnlockRequested
 
 
 class HomeScreen(Screen[None]):
@@ -19,20 +19,18 @@ class HomeScreen(Screen[None]):
     BINDINGS = [
         Binding("r", "app.review", "Review", id="review"),
         Binding("b", "app.browse", "Browse", id="browse"),
-        Binding("k", "app.unlock", "Unlock", id="unlock"),
+        Binding("k", "unlock", "Unlock", id="unlock"),
         Binding("q", "app.quit", "Quit", id="quit"),
     ]
 
-    def __init__(self, context: AppContext, *, notice: str = "") -> None:
+    def __init__(self, context: AppContext) -> None:
         super().__init__()
         self.context = context
-        self.notice = notice
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("Select a deck, then press r to review or b to browse.", id="home-intro")
         yield DataTable(id="deck-table", cursor_type="row", zebra_stripes=True)
-        yield Static(Text(self.notice), id="home-notice")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -65,8 +63,12 @@ class HomeScreen(Screen[None]):
         if summaries:
             table.move_cursor(row=min(max(cursor, 0), len(summaries) - 1))
 
-    def show_notice(self, notice: str) -> None:
-        self.query_one("#home-notice", Static).update(Text(notice))
+    def on_answers_opened(self, _message: AnswersOpened) -> None:
+        self.refresh_decks()
+
+    def action_unlock(self) -> None:
+        if self.selected_deck is not None:
+            self.post_message(UnlockRequested(self.selected_deck))
 
     @property
     def selected_deck(self) -> str | None:

@@ -17,6 +17,7 @@ from infracards.store.db import transaction
 from infracards.store.queries import CardRecord, build_queue, end_session, load_card, start_session
 from infracards.study import Graded, grade_card, next_intervals, undo_grade
 from infracards.tui.context import AppContext
+from infracards.tui.messages import AnswersOpened, UnlockRequested
 from infracards.tui.screens.summary import SessionSummary, SummaryScreen
 from infracards.tui.widgets.card_view import CardView
 from infracards.tui.widgets.grade_bar import GradeBar
@@ -40,7 +41,7 @@ class ReviewScreen(Screen[None]):
         Binding("0", "grade(0)", "Grade", key_display="0-5", id="grade"),
         *(Binding(str(quality), f"grade({quality})", show=False) for quality in range(1, 6)),
         Binding("u,ctrl+z", "undo", "Undo", id="undo"),
-        Binding("k", "app.unlock", "Unlock", id="unlock"),
+        Binding("k", "unlock", "Unlock", id="unlock"),
         Binding("q,escape", "leave", "Leave", id="leave"),
     ]
 
@@ -84,7 +85,23 @@ class ReviewScreen(Screen[None]):
             return not self.revealed and self.card is not None
         if action == "undo":
             return self.can_undo
+        if action == "unlock":
+            return (
+                self.card is not None
+                and self.card.locked
+                and not self.context.answers.is_unlocked(self.deck_id)
+            )
         return True
+
+    def action_unlock(self) -> None:
+        self.post_message(UnlockRequested(self.deck_id))
+
+    async def on_answers_opened(self, _message: AnswersOpened) -> None:
+        """Show the answer at once if the card on screen was waiting for its key."""
+        if self.revealed and self.card is not None:
+            answer, notice = self.context.open_answer(self.card)
+            await self.query_one(CardView).reveal(answer, notice=notice)
+        self.refresh_bindings()
 
     def show_current(self) -> None:
         """Show the question side of the queue's current card, or finish the session."""
@@ -116,7 +133,8 @@ class ReviewScreen(Screen[None]):
     async def action_reveal(self) -> None:
         if self.card is None or self.revealed:
             return
-        await self.query_one(CardView).reveal(self.context.answers.answer_for(self.card))
+        answer, notice = self.context.open_answer(self.card)
+        await self.query_one(CardView).reveal(answer, notice=notice)
         bar = self.query_one(GradeBar)
         bar.show_intervals(next_intervals(self.card.state), drill=self.queue.current_is_drill)
         bar.display = True

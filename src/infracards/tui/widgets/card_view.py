@@ -9,8 +9,6 @@ from textual.widgets import Markdown, Static
 
 from infracards.answers import Answer
 
-LOCK_NOTICE = "🔒 This answer is sealed. Press k to unlock it with your card key (卡密)."
-
 
 class CardView(VerticalScroll):
     """Shows one card; the screen decides what to show and when to reveal."""
@@ -34,13 +32,13 @@ class CardView(VerticalScroll):
         for widget_id in ("#card-lock", "#card-answer", "#card-key-points"):
             self.query_one(widget_id).display = False
 
-    async def reveal(self, answer: Answer | None, *, lock_notice: str = LOCK_NOTICE) -> None:
-        """Show the answer, or the lock notice when it is sealed and the deck is locked."""
+    async def reveal(self, answer: Answer | None, *, notice: str) -> None:
+        """Show the answer, or ``notice`` when there is none to show (sealed, or damaged)."""
         lock = self.query_one("#card-lock", Static)
         markdown = self.query_one("#card-answer", Markdown)
         points = self.query_one("#card-key-points", Static)
         if answer is None:
-            lock.update(Text(lock_notice))
+            lock.update(Text(notice))
             lock.display = True
             return
         await markdown.update(answer.markdown)

@@ -1,0 +1,319 @@
+"""Publisher side: the publisher secret, issuing and revoking card keys, sealing a release.
+
+A publisher source folder holds ``deck.yaml`` (prompts, tags, release number, which cards are
+free), one ``qNN.md`` per answer (YAML front matter with ``key_points``, then Markdown) and
+``keys.json`` (issued key ids with their cached KEKs, and revoked ids). Sealing writes the shipped
+deck and its key slots; the output depends only on the inputs, so unchanged answers re-seal to
+identical bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from infracards.deck import DECK_FORMAT, parse_deck
+from infracards.errors import DeckError, SealError
+from infracards.seal import (
+    PRODUCTION_KDF_PARAMS,
+    TEST_KDF_PARAMS,
+    IssuedKey,
+    KdfParams,
+    check_kdf_params,
+    issue_license_keys,
+    kid_text,
+    seal_release,
+)
+from infracards.seal.license_key import parse_kid_text
+
+SOURCE_FORMAT = "infracards-source/v1"
+SECRET_FORMAT = "infracards-publisher-secret/v1"
+REGISTRY_FORMAT = "infracards-key-registry/v1"
+SECRET_ENV = "INFRACARDS_PUBLISHER_SECRET"
+_FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceCard:
+    """One card of the publisher source, answer included."""
+
+    card_id: str
+    prompt: str
+    tags: tuple[str, ...]
+    key_points: tuple[str, ...]
+    answer: str
+    free: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SourceDeck:
+    deck_id: str
+    title: str
+    release: int
+    language: str
+    cards: tuple[SourceCard, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Registry:
+    """Issued card keys (kid → cached KEK) and revoked kids; re-derivable from the secret."""
+
+    deck_id: str
+    params: KdfParams
+    keks: dict[int, bytes]
+    revoked: set[int]
+
+
+# --- the publisher secret ----------------------------------------------------------------------
+
+
+def create_secret(path: Path, *, demo: bool = False) -> None:
+    """Write 32 random bytes as a 0600 file; never overwrite an existing secret."""
+    document = {"format": SECRET_FORMAT, "secret": base64.b64encode(os.urandom(32)).decode()}
+    if demo:
+        document["note"] = "DEMO ONLY: committed on purpose so anyone can try sealing; never use it"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise SealError(f"{path} already exists; a publisher secret is never overwritten") from None
+    except OSError as error:
+        raise SealError(f"cannot create {path} ({error.strerror})") from None
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(document, handle, indent=2)
+        handle.write("\n")
+
+
+def read_secret(path: Path | None) -> bytes:
+    """The publisher secret from ``--secret`` or ``$INFRACARDS_PUBLISHER_SECRET`` (a path)."""
+    if path is None:
+        env = os.environ.get(SECRET_ENV)
+        if not env:
+            raise SealError(f"give the publisher secret with --secret PATH or ${SECRET_ENV}")
+        path = Path(env)
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        secret = base64.b64decode(document["secret"], validate=True)
+    except FileNotFoundError:
+        raise SealError(f"{path}: no such publisher secret file") from None
+    except (OSError, ValueError, KeyError, TypeError):
+        raise SealError(
+            f"{path} is not a publisher secret (create one with `publish secret`)"
+        ) from None
+    if document.get("format") != SECRET_FORMAT or len(secret) != 32:
+        raise SealError(f"{path} is not a {SECRET_FORMAT} file with a 32-byte secret")
+    return secret
+
+
+# --- the source folder -------------------------------------------------------------------------
+
+
+def load_source(folder: Path) -> SourceDeck:
+    """Read ``deck.yaml`` and every ``qNN.md``; errors name the file."""
+    path = folder / "deck.yaml"
+    try:
+        header = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DeckError(f"{path}: no such file (is {folder} a publisher source folder?)") from None
+    except yaml.YAMLError as error:
+        raise DeckError(f"{path}: {error}") from None
+    if not isinstance(header, dict) or header.get("format") != SOURCE_FORMAT:
+        raise DeckError(f"{path}: expected format: {SOURCE_FORMAT}")
+    free = set(header.get("free", []))
+    cards = tuple(
+        _source_card(folder, entry, free=entry["id"] in free) for entry in header["cards"]
+    )
+    return SourceDeck(
+        deck_id=header["id"],
+        title=header["title"],
+        release=header["version"],
+        language=header["language"],
+        cards=cards,
+    )
+
+
+def _source_card(folder: Path, entry: dict[str, Any], *, free: bool) -> SourceCard:
+    path = folder / f"{entry['id']}.md"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DeckError(f"{path}: the answer of {entry['id']} is missing") from None
+    key_points, body = split_front_matter(text, path=path)
+    return SourceCard(
+        card_id=entry["id"],
+        prompt=entry["prompt"],
+        tags=tuple(entry.get("tags", [])),
+        key_points=key_points,
+        answer=body,
+        free=free,
+    )
+
+
+def split_front_matter(text: str, *, path: Path) -> tuple[tuple[str, ...], str]:
+    """(key points, Markdown body) of an answer file."""
+    match = _FRONT_MATTER.match(text)
+    if match is None:
+        raise DeckError(f"{path}:1: expected front matter (---, key_points: [...], ---)")
+    try:
+        front = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as error:
+        raise DeckError(f"{path}: front matter: {error}") from None
+    points = front.get("key_points") if isinstance(front, dict) else None
+    if not isinstance(points, list) or not all(isinstance(p, str) for p in points):
+        raise DeckError(f"{path}: front matter needs key_points: a list of strings")
+    return tuple(points), text[match.end() :].strip() + "\n"
+
+
+def sealed_plaintext(card: SourceCard) -> bytes:
+    """What a sealed blob holds: the answer and its key points (both are the paid content)."""
+    payload = {"answer": card.answer, "key_points": list(card.key_points)}
+    return json.dumps(payload, ensure_ascii=False, sort_keys=True).encode("utf-8")
+
+
+# --- the key registry --------------------------------------------------------------------------
+
+
+def registry_path(folder: Path) -> Path:
+    return folder / "keys.json"
+
+
+def load_registry(folder: Path, *, deck_id: str) -> Registry:
+    path = registry_path(folder)
+    if not path.exists():
+        return Registry(deck_id=deck_id, params=PRODUCTION_KDF_PARAMS, keks={}, revoked=set())
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        return Registry(
+            deck_id=document["deck"],
+            params=check_kdf_params(document["kdf"]),
+            keks={parse_kid_text(k): base64.b64decode(v) for k, v in document["issued"].items()},
+            revoked={parse_kid_text(k) for k in document["revoked"]},
+        )
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SealError(f"{path}: not a valid key registry ({error})") from None
+
+
+def save_registry(folder: Path, registry: Registry) -> None:
+    document = {
+        "format": REGISTRY_FORMAT,
+        "deck": registry.deck_id,
+        "kdf": registry.params.as_dict(),
+        "issued": {
+            kid_text(k): base64.b64encode(v).decode() for k, v in sorted(registry.keks.items())
+        },
+        "revoked": sorted(kid_text(k) for k in registry.revoked),
+    }
+    path = registry_path(folder)
+    temporary = path.with_name(path.name + ".tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(document, handle, indent=2)
+        handle.write("\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def issue_keys(
+    folder: Path, *, secret: bytes, count: int, test_params: bool = False
+) -> list[IssuedKey]:
+    """Issue card keys for buyers and remember their kids (one Argon2id each)."""
+    deck = load_source(folder)
+    registry = load_registry(folder, deck_id=deck.deck_id)
+    params = TEST_KDF_PARAMS if test_params and not registry.keks else registry.params
+    issued = issue_license_keys(
+        master=secret,
+        deck_id=deck.deck_id,
+        count=count,
+        taken_kids=set(registry.keks) | registry.revoked,
+        params=params,
+        test_params=test_params,
+    )
+    keks = dict(registry.keks) | {key.kid: key.kek for key in issued}
+    save_registry(
+        folder, Registry(deck_id=deck.deck_id, params=params, keks=keks, revoked=registry.revoked)
+    )
+    return issued
+
+
+def revoke_key(folder: Path, *, kid: str) -> str:
+    """Mark a kid revoked: the next sealed release ships no slot for it."""
+    deck = load_source(folder)
+    registry = load_registry(folder, deck_id=deck.deck_id)
+    try:
+        number = parse_kid_text(kid.strip().upper())
+    except ValueError:
+        raise SealError(f"{kid!r} is not a key id (the first 4 symbols of a card key)") from None
+    if number not in registry.keks:
+        raise SealError(f"key id {kid_text(number)} was never issued for {deck.deck_id}")
+    registry.revoked.add(number)
+    save_registry(folder, registry)
+    return kid_text(number)
+
+
+# --- sealing -----------------------------------------------------------------------------------
+
+
+def seal_source(folder: Path, *, secret: bytes, out_dir: Path, test_params: bool = False) -> Path:
+    """Build ``<deck>.yaml`` and ``<deck>.keyslots.json`` in ``out_dir``; returns the deck path."""
+    deck = load_source(folder)
+    registry = load_registry(folder, deck_id=deck.deck_id)
+    locked = [card for card in deck.cards if not card.free]
+    release = seal_release(
+        master=secret,
+        deck_id=deck.deck_id,
+        release=deck.release,
+        answers=[(card.card_id, card.prompt, sealed_plaintext(card)) for card in locked],
+        keks=registry.keks,
+        revoked=registry.revoked,
+        params=registry.params,
+        test_params=test_params or registry.params == TEST_KDF_PARAMS,
+    )
+    cards: list[dict[str, Any]] = []
+    for card in deck.cards:
+        entry: dict[str, Any] = {"id": card.card_id, "prompt": card.prompt, "tags": list(card.tags)}
+        if card.free:
+            entry["key_points"] = list(card.key_points)
+            entry["answer"] = card.answer
+        else:
+            entry["sealed"] = release.sealed[card.card_id]
+        cards.append(entry)
+    document = {
+        "format": DECK_FORMAT,
+        "id": deck.deck_id,
+        "title": deck.title,
+        "version": deck.release,
+        "language": deck.language,
+        "lock": release.lock,
+        "cards": cards,
+    }
+    text = "# Built by `infracards publish seal`; edit the publisher source, not this file.\n"
+    text += yaml.dump(document, Dumper=_DeckDumper, allow_unicode=True, sort_keys=False, width=96)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    deck_path = out_dir / f"{deck.deck_id}.yaml"
+    parse_deck(text.encode("utf-8"), path=deck_path)  # what we ship must pass our own loader
+    deck_path.write_text(text, encoding="utf-8")
+    slots = json.dumps(release.keyslots, sort_keys=True, indent=1) + "\n"
+    (out_dir / f"{deck.deck_id}.keyslots.json").write_text(slots, encoding="utf-8")
+    return deck_path
+
+
+class _DeckDumper(yaml.SafeDumper):
+    """Block scalars for multi-line text, and no anchors even for repeated values."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _represent_text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_DeckDumper.add_representer(str, _represent_text)

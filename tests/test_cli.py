@@ -1,0 +1,137 @@
+"""The command line: exit codes (0 ok, 1 user error, 2 usage), --json, help on every command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from infracards.cli import build_parser, main
+from infracards.paths import database_path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def all_parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    found = [parser]
+    for action in parser._actions:  # argparse offers no public walk over subcommands
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found += all_parsers(sub)
+    return found
+
+
+def test_every_command_has_help_text() -> None:
+    for parser in all_parsers(build_parser()):
+        assert parser.description or parser.format_help().count("\n") > 2, parser.prog
+    choices = [
+        action
+        for parser in all_parsers(build_parser())
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+    ]
+    for action in choices:
+        for choice in action._choices_actions:
+            assert choice.help, choice.dest
+
+
+def test_help_exits_zero_and_unknown_command_exits_two(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "--help")[0] == 0
+    code, _, err = run(capsys, "frobnicate")
+    assert code == 2 and "invalid choice" in err
+
+
+def test_status_json_on_a_fresh_home(capsys: pytest.CaptureFixture[str], home: Path) -> None:
+    code, out, err = run(capsys, "status", "--json")
+    assert (code, err) == (0, "")
+    [deck] = json.loads(out)["decks"]
+    assert deck == {
+        "id": "module03",
+        "title": "Module 03: 大模型分布式训练 Infra",
+        "version": deck["version"],
+        "cards": 33,
+        "new": 33,
+        "due_today": 0,
+        "locked": 31,
+        "unlocked": False,
+        "reviews_today": 0,
+    }
+    assert database_path(home).exists()
+
+
+def test_show_free_card_prints_markdown_and_key_points(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "show", "q01")
+    assert code == 0
+    assert out.startswith("# q01 · career\n\n算法和 Infra 工作有什么不同？")
+    assert "## 要点" in out
+
+
+def test_show_locked_card_prints_a_one_line_notice(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "show", "q05")
+    assert code == 0
+    assert out.rstrip().splitlines()[-1].startswith("🔒 The answer is sealed")
+
+
+def test_show_unknown_card_is_a_user_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "show", "q99")
+    assert (code, out) == (1, "")
+    assert err == "infracards: no card 'q99'; see `infracards deck list`\n"
+
+
+def test_deck_check_good_and_bad(capsys: pytest.CaptureFixture[str], sample_deck: Path, tmp_path: Path) -> None:
+    code, out, _ = run(capsys, "deck", "check", str(sample_deck))
+    assert code == 0 and "4 cards (1 sealed)" in out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("format: infracards-deck/v1\nid: x\n  title: [\n", encoding="utf-8")
+    code, out, err = run(capsys, "deck", "check", str(bad))
+    assert code == 1 and err.startswith(f"infracards: {bad}:") and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_deck_add_twice_then_list(capsys: pytest.CaptureFixture[str], sample_deck: Path) -> None:
+    assert "Loaded deck sample v1: 4 cards." in run(capsys, "deck", "add", str(sample_deck))[1]
+    assert "already up to date" in run(capsys, "deck", "add", str(sample_deck))[1]
+    code, out, _ = run(capsys, "deck", "list", "--json")
+    assert code == 0 and [d["id"] for d in json.loads(out)] == ["module03", "sample"]
+
+
+def test_bad_deck_add_changes_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path, home: Path) -> None:
+    run(capsys, "status")
+    before = database_path(home).read_bytes()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("cards: &a [*a]\n", encoding="utf-8")
+    code, _, err = run(capsys, "deck", "add", str(bad))
+    assert code == 1 and "anchors and aliases" in err
+    assert database_path(home).read_bytes() == before
+
+
+def test_config_validates_and_persists(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "config", "new-per-day", "5")[1] == "new-per-day = 5\n"
+    assert "new-per-day = 5" in run(capsys, "config")[1]
+    code, _, err = run(capsys, "config", "rollover-hour", "25")
+    assert code == 1 and "from 0 to 23" in err
+    assert run(capsys, "config", "colour", "red")[0] == 2
+
+
+def test_unwritable_home_is_one_clear_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv("INFRACARDS_HOME", str(blocker / "home"))
+    code, _, err = run(capsys, "status")
+    assert code == 1 and "set INFRACARDS_HOME to a writable folder" in err
+
+
+def test_python_dash_m_runs_the_cli(home: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "infracards", "status", "--json"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["decks"][0]["id"] == "module03"
