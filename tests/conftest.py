@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
+from infracards.cli import main
 from infracards.library import add_deck
+from infracards.publish import create_secret, issue_keys, read_secret, seal_source
 from infracards.store.db import open_store
 
 SAMPLE_DECK = """\
@@ -90,3 +92,68 @@ def engine(home: Path, sample_deck: Path) -> Iterator[Engine]:
     add_deck(engine, sample_deck)
     yield engine
     engine.dispose()
+
+
+# --- a sealed deck built by the real publisher commands (cheap KDF parameters) ---------------
+
+SOURCE_DECK = """\
+format: infracards-source/v1
+id: demo
+title: Demo deck
+version: 1
+language: zh-CN
+free: [q01]
+cards:
+  - id: q01
+    prompt: "免费题"
+    tags: [career]
+  - id: q02
+    prompt: "什么是 1F1B？"
+    tags: [pipeline]
+  - id: q03
+    prompt: "什么是 ZeRO-3？"
+    tags: [memory]
+"""
+
+
+def answer(text: str) -> str:
+    return f"---\nkey_points:\n  - 要点 {text}\n---\n## 核心回答\n{text}\n"
+
+
+@pytest.fixture
+def publisher(tmp_path: Path) -> Path:
+    folder = tmp_path / "source"
+    folder.mkdir()
+    (folder / "deck.yaml").write_text(SOURCE_DECK, encoding="utf-8")
+    for card_id, text in [
+        ("q01", "公开答案"),
+        ("q02", "SECRET-1F1B 先 warm-up"),
+        ("q03", "SECRET-ZERO3 切分参数"),
+    ]:
+        (folder / f"{card_id}.md").write_text(answer(text), encoding="utf-8")
+    create_secret(folder / "secret.json")
+    return folder
+
+
+@pytest.fixture
+def keys(publisher: Path) -> list[str]:
+    issued = issue_keys(
+        publisher, secret=read_secret(publisher / "secret.json"), count=2, test_params=True
+    )
+    return [key.license_key for key in issued]
+
+
+def seal(publisher: Path, out: Path) -> Path:
+    return seal_source(
+        publisher, secret=read_secret(publisher / "secret.json"), out_dir=out, test_params=True
+    )
+
+
+@pytest.fixture
+def sealed_deck(
+    publisher: Path, keys: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> Path:
+    path = seal(publisher, tmp_path / "out")
+    assert main(["deck", "add", str(path)]) == 0
+    capsys.readouterr()
+    return path

@@ -86,7 +86,9 @@ def test_show_unknown_card_is_a_user_error(capsys: pytest.CaptureFixture[str]) -
     assert err == "infracards: no card 'q99'; see `infracards deck list`\n"
 
 
-def test_deck_check_good_and_bad(capsys: pytest.CaptureFixture[str], sample_deck: Path, tmp_path: Path) -> None:
+def test_deck_check_good_and_bad(
+    capsys: pytest.CaptureFixture[str], sample_deck: Path, tmp_path: Path
+) -> None:
     code, out, _ = run(capsys, "deck", "check", str(sample_deck))
     assert code == 0 and "4 cards (1 sealed)" in out
     bad = tmp_path / "bad.yaml"
@@ -103,7 +105,9 @@ def test_deck_add_twice_then_list(capsys: pytest.CaptureFixture[str], sample_dec
     assert code == 0 and [d["id"] for d in json.loads(out)] == ["module03", "sample"]
 
 
-def test_bad_deck_add_changes_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path, home: Path) -> None:
+def test_bad_deck_add_changes_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, home: Path
+) -> None:
     run(capsys, "status")
     before = database_path(home).read_bytes()
     bad = tmp_path / "bad.yaml"
@@ -121,7 +125,9 @@ def test_config_validates_and_persists(capsys: pytest.CaptureFixture[str]) -> No
     assert run(capsys, "config", "colour", "red")[0] == 2
 
 
-def test_unwritable_home_is_one_clear_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unwritable_home_is_one_clear_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
     monkeypatch.setenv("INFRACARDS_HOME", str(blocker / "home"))
@@ -131,7 +137,10 @@ def test_unwritable_home_is_one_clear_line(capsys: pytest.CaptureFixture[str], t
 
 def test_python_dash_m_runs_the_cli(home: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "infracards", "status", "--json"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "infracards", "status", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["decks"][0]["id"] == "module03"

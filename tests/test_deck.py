@@ -46,52 +46,119 @@ def test_a_valid_deck_loads(sample_deck: Path) -> None:
     ("text", "expected"),
     [
         (HEADER + "cards:\n  - id: q01\n    prompt: [a\n", r":9: expected ',' or '\]'"),
-        (HEADER + CARD + "  - id: q01\n    prompt: 二\n    answer: 二\n", r":10: cards\[1\]\.id: duplicate card id 'q01' \(first on line 7\)"),
-        (HEADER + "cards:\n  - id: q01\n    id: q02\n    prompt: x\n    answer: y\n", r":8: duplicate key 'id' \(first on line 7\)"),
-        (HEADER + "cards:\n  - &a {id: q01, prompt: x, answer: y}\n  - *a\n", r":7: anchors and aliases are not allowed"),
-        (HEADER + "cards:\n  - id: q01\n    prompt: !!python/object/apply:os.system [echo hi]\n    answer: y\n", r":8: YAML tags"),
-        (HEADER + "cards:\n  - id: q01\n    prompt: !!binary aGVsbG8=\n    answer: y\n", r":8: YAML tags"),
+        (
+            HEADER + CARD + "  - id: q01\n    prompt: 二\n    answer: 二\n",
+            r":10: cards\[1\]\.id: duplicate card id 'q01' \(first on line 7\)",
+        ),
+        (
+            HEADER + "cards:\n  - id: q01\n    id: q02\n    prompt: x\n    answer: y\n",
+            r":8: duplicate key 'id' \(first on line 7\)",
+        ),
+        (
+            HEADER + "cards:\n  - &a {id: q01, prompt: x, answer: y}\n  - *a\n",
+            r":7: anchors and aliases are not allowed",
+        ),
+        (
+            HEADER
+            + "cards:\n  - id: q01\n    prompt: !!python/object/apply:os.system [echo hi]\n    answer: y\n",
+            r":8: YAML tags",
+        ),
+        (
+            HEADER + "cards:\n  - id: q01\n    prompt: !!binary aGVsbG8=\n    answer: y\n",
+            r":8: YAML tags",
+        ),
         (HEADER + "cards:\n  - id: q01\n    prompt: !foo x\n    answer: y\n", r":8: YAML tags"),
-        (HEADER + "cards:\n  - id: 12\n    prompt: x\n    answer: y\n", r":7: cards\[0\]\.id: expected text"),
-        (HEADER + "cards:\n  - id: 1e3\n    prompt: x\n    answer: y\n", r":7: cards\[0\]\.id: '1e3' must match"),
-        (HEADER.replace("version: 1", "version: 012") + CARD, r":4: version: expected a whole number"),
-        (HEADER.replace("version: 1", "version: 1.5") + CARD, r":4: version: expected a whole number"),
-        (HEADER + "cards:\n  - id: q01\n    prompt: 123\n    answer: y\n", r":8: cards\[0\]\.prompt: expected text"),
-        (HEADER + "cards:\n  - id: q01\n    prompt: x\n    answer: y\n    sealed: AAAA\n", r":7: cards\[0\]: a card needs exactly one of"),
-        (HEADER + "cards:\n  - id: q01\n    prompt: x\n", r":7: cards\[0\]: a card needs exactly one of"),
-        (HEADER + "cards:\n  - id: ../etc\n    prompt: x\n    answer: y\n", r":7: cards\[0\]\.id: '\.\./etc' must match"),
-        (HEADER + "cards:\n  - id: q/1\n    prompt: x\n    answer: y\n", r":7: cards\[0\]\.id: 'q/1' must match"),
-        (HEADER + 'cards:\n  - id: q01\n    prompt: "x\\e[31m"\n    answer: y\n', r":8: cards\[0\]\.prompt: contains control characters"),
-        (HEADER + "cards:\n  - id: q01\n    prompt: x\n    answr: y\n", r":7: cards\[0\]: unknown field 'answr'"),
-        (HEADER + "cards:\n  - id: q01\n    prompt: x\n    sealed: AAAA\n", r":7: cards\[q01\]\.sealed: the deck has no lock header"),
+        (
+            HEADER + "cards:\n  - id: 12\n    prompt: x\n    answer: y\n",
+            r":7: cards\[0\]\.id: expected text",
+        ),
+        (
+            HEADER + "cards:\n  - id: 1e3\n    prompt: x\n    answer: y\n",
+            r":7: cards\[0\]\.id: '1e3' must match",
+        ),
+        (
+            HEADER.replace("version: 1", "version: 012") + CARD,
+            r":4: version: expected a whole number",
+        ),
+        (
+            HEADER.replace("version: 1", "version: 1.5") + CARD,
+            r":4: version: expected a whole number",
+        ),
+        (
+            HEADER + "cards:\n  - id: q01\n    prompt: 123\n    answer: y\n",
+            r":8: cards\[0\]\.prompt: expected text",
+        ),
+        (
+            HEADER + "cards:\n  - id: q01\n    prompt: x\n    answer: y\n    sealed: AAAA\n",
+            r":7: cards\[0\]: a card needs exactly one of",
+        ),
+        (
+            HEADER + "cards:\n  - id: q01\n    prompt: x\n",
+            r":7: cards\[0\]: a card needs exactly one of",
+        ),
+        (
+            HEADER + "cards:\n  - id: ../etc\n    prompt: x\n    answer: y\n",
+            r":7: cards\[0\]\.id: '\.\./etc' must match",
+        ),
+        (
+            HEADER + "cards:\n  - id: q/1\n    prompt: x\n    answer: y\n",
+            r":7: cards\[0\]\.id: 'q/1' must match",
+        ),
+        (
+            HEADER + 'cards:\n  - id: q01\n    prompt: "x\\e[31m"\n    answer: y\n',
+            r":8: cards\[0\]\.prompt: contains control characters",
+        ),
+        (
+            HEADER + "cards:\n  - id: q01\n    prompt: x\n    answr: y\n",
+            r":7: cards\[0\]: unknown field 'answr'",
+        ),
+        (
+            HEADER + "cards:\n  - id: q01\n    prompt: x\n    sealed: AAAA\n",
+            r":7: cards\[q01\]\.sealed: the deck has no lock header",
+        ),
         (HEADER + "cards: []\n", r":6: cards: expected a non-empty list"),
-        (HEADER.replace("infracards-deck/v1", "infracards-deck/v2") + CARD, r":1: format: .*newer infracards"),
+        (
+            HEADER.replace("infracards-deck/v1", "infracards-deck/v2") + CARD,
+            r":1: format: .*newer infracards",
+        ),
         (HEADER.replace("id: demo\n", "") + CARD, r":1: deck: missing field 'id'"),
-        (HEADER + "cards:\n  - id: q01\n    prompt: x\n    answer: y\n    tags: [Bad Tag]\n", r":10: cards\[0\]\.tags\[0\]"),
+        (
+            HEADER + "cards:\n  - id: q01\n    prompt: x\n    answer: y\n    tags: [Bad Tag]\n",
+            r":10: cards\[0\]\.tags\[0\]",
+        ),
         (HEADER + "cards:" + "\n  - " + "[" * 20 + "]" * 20 + "\n", r"nested deeper than 16"),
         ("", r":1: the file is empty"),
         (HEADER + CARD + "---\nid: other\n", r":10: only one YAML document is allowed"),
     ],
 )
-def test_bad_decks_are_rejected_with_file_line_and_field(tmp_path: Path, text: str, expected: str) -> None:
+def test_bad_decks_are_rejected_with_file_line_and_field(
+    tmp_path: Path, text: str, expected: str
+) -> None:
     assert re.search(expected, error_for(tmp_path, text))
 
 
 def test_yaml_words_stay_text_and_octal_looking_numbers_are_not_numbers(tmp_path: Path) -> None:
-    deck = load_deck(write(tmp_path, HEADER + "cards:\n  - id: no\n    prompt: yes\n    answer: ~\n"))
+    deck = load_deck(
+        write(tmp_path, HEADER + "cards:\n  - id: no\n    prompt: yes\n    answer: ~\n")
+    )
     assert (deck.cards[0].card_id, deck.cards[0].prompt, deck.cards[0].answer) == ("no", "yes", "~")
 
 
 def test_python_tags_never_run_code(tmp_path: Path) -> None:
     canary = tmp_path / "canary"
-    text = HEADER + f"cards:\n  - id: q01\n    prompt: !!python/object/apply:os.system ['touch {canary}']\n    answer: y\n"
+    text = (
+        HEADER
+        + f"cards:\n  - id: q01\n    prompt: !!python/object/apply:os.system ['touch {canary}']\n    answer: y\n"
+    )
     error_for(tmp_path, text)
     assert not canary.exists()
 
 
 def test_billion_laughs_is_refused_before_expansion(tmp_path: Path) -> None:
     lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
-    lines += [f"a{i}: &a{i} [*a{i - 1},*a{i - 1},*a{i - 1},*a{i - 1},*a{i - 1}]" for i in range(1, 10)]
+    lines += [
+        f"a{i}: &a{i} [*a{i - 1},*a{i - 1},*a{i - 1},*a{i - 1},*a{i - 1}]" for i in range(1, 10)
+    ]
     assert "anchors and aliases are not allowed" in error_for(tmp_path, "\n".join(lines) + "\n")
 
 
@@ -104,7 +171,10 @@ def test_deep_nesting_is_a_deck_error_not_a_crash(tmp_path: Path) -> None:
     [
         ((HEADER + CARD).encode() + b"\xff\xfe", r":10: invalid UTF-8"),
         (b"\xff\xfe" + (HEADER + CARD).encode("utf-16-le"), r":1: the file is UTF-16"),
-        ((HEADER + "cards:\n  - id: q01\n    prompt: a\x00b\n    answer: y\n").encode(), r":8: character #x0000 is not allowed"),
+        (
+            (HEADER + "cards:\n  - id: q01\n    prompt: a\x00b\n    answer: y\n").encode(),
+            r":8: character #x0000 is not allowed",
+        ),
     ],
 )
 def test_bad_bytes_are_reported_with_their_line(tmp_path: Path, data: bytes, expected: str) -> None:
@@ -128,7 +198,9 @@ def test_the_builtin_deck_has_the_seed_questions_verbatim_and_in_order() -> None
     if not seed.exists():
         pytest.skip("the seed page is outside this checkout")
     listing = seed.read_text(encoding="utf-8").split("本模块完整题目列表", 1)[1]
-    titles = [re.sub(r"（免费）$", "", t.strip()) for t in re.findall(r"^\s+\d+\. (.+)$", listing, re.M)]
+    titles = [
+        re.sub(r"（免费）$", "", t.strip()) for t in re.findall(r"^\s+\d+\. (.+)$", listing, re.M)
+    ]
     deck = load_deck(builtin_deck_path())
     assert [card.prompt for card in deck.cards] == titles
     assert [card.card_id for card in deck.cards] == [f"q{n:02d}" for n in range(1, 34)]

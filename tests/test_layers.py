@@ -7,17 +7,31 @@ import sys
 
 import pytest
 
-HEADLESS = ["scheduler", "deck", "store.queries", "store.db", "study", "library", "answers", "cli", "seal"]
+HEADLESS = [
+    "scheduler",
+    "deck",
+    "store.queries",
+    "store.db",
+    "study",
+    "library",
+    "answers",
+    "cli",
+    "seal",
+]
 
 
 @pytest.mark.parametrize("module", HEADLESS)
 def test_headless_modules_do_not_import_textual(module: str) -> None:
     code = f"import sys, infracards.{module}; print('textual' in sys.modules)"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "False"
 
 
 def test_the_scheduler_knows_no_database_or_clock() -> None:
     code = "import sys, infracards.scheduler; print(sorted(m for m in ('sqlalchemy', 'sqlmodel', 'yaml') if m in sys.modules))"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "[]"

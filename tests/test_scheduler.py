@@ -50,7 +50,11 @@ def test_failures_lower_easiness_to_the_floor_and_keep_interval_one() -> None:
         # A lapse keeps the lowered EF (2.18) and restarts at 1, 6, then 6 × 2.18 = 13.08 → 14.
         ([4, 4, 2, 4, 4, 4], [1, 6, 1, 1, 6, 14], ["2.50", "2.50", "2.18", "2.18", "2.18", "2.18"]),
         # The last step is 75 × 2.32 = 174 exactly; binary floats make it 174.00000000000003 → 175.
-        ([3, 3, 4, 5, 4, 3], [1, 6, 14, 32, 75, 174], ["2.36", "2.22", "2.22", "2.32", "2.32", "2.18"]),
+        (
+            [3, 3, 4, 5, 4, 3],
+            [1, 6, 14, 32, 75, 174],
+            ["2.36", "2.22", "2.22", "2.32", "2.32", "2.18"],
+        ),
     ],
 )
 def test_worked_sequences(grades: list[int], intervals: list[int], easiness: list[str]) -> None:

@@ -181,16 +181,17 @@ def run_unlock(args: argparse.Namespace) -> int:
     from infracards.seal import parse_license_key
     from infracards.unlock import key_status, unlock_deck
 
-    engine = open_home()
     if args.status:
+        engine = open_home()
         for deck_id, status in key_status(engine, home()).items():
             print(f"{deck_id}\t{status}")
         return 0
     typed = read_key(args)
+    masked = parse_license_key(typed).masked  # typos are caught before any file is opened
+    engine = open_home()
     opened = unlock_deck(engine, home(), deck_id=args.deck, typed_key=typed)
     with transaction(engine) as session:
         count = len(sealed_cards(session, deck_id=args.deck))
-    masked = parse_license_key(typed).masked
     print(
         f"Unlocked {opened.deck_id} v{opened.release} with card key {masked}: {count} answers open."
     )

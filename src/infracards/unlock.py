@@ -13,10 +13,9 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from infracards.errors import DeckCorruptedError, LicenseError, SealError
+from infracards.errors import LicenseError, SealError
 from infracards.seal import (
     LicenseKey,
-    LockHeader,
     load_license,
     open_release,
     parse_keyslots,
@@ -39,37 +38,41 @@ class OpenedRelease:
     release_key: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class _Release:
-    deck_id: str
-    release: int
-    header: LockHeader
-    slots: dict[int, bytes]
-
-
-def _load_release(engine: Engine, deck_id: str) -> _Release:
+def _stored_lock(engine: Engine, deck_id: str) -> tuple[int, str, str]:
+    """(release, lock header JSON, key slots JSON) of a loaded sealed deck."""
     with transaction(engine) as session:
         try:
-            release, header_json, slots_json = deck_lock(session, deck_id=deck_id)
+            release, lock_json, slots_json = deck_lock(session, deck_id=deck_id)
         except LookupError:
             raise SealError(f"no deck {deck_id!r} is loaded; see `infracards deck list`") from None
-    if header_json is None or slots_json is None:
+    if lock_json is None or slots_json is None:
         raise SealError(f"deck {deck_id} has no sealed answers; nothing to unlock")
-    header = parse_lock_header(json.loads(header_json), deck_id=deck_id)
-    slots = parse_keyslots(slots_json.encode("utf-8"), deck_id=deck_id, release=release)
-    return _Release(deck_id=deck_id, release=release, header=header, slots=slots)
+    return release, lock_json, slots_json
+
+
+def open_sealed(
+    *, deck_id: str, release: int, lock: object, keyslots: bytes, key: LicenseKey
+) -> OpenedRelease:
+    """Check the lock header and key slots of a release, then open it with one KDF."""
+    release_key = open_release(
+        header=parse_lock_header(lock, deck_id=deck_id),
+        slots=parse_keyslots(keyslots, deck_id=deck_id, release=release),
+        deck_id=deck_id,
+        release=release,
+        license_key=key,
+    )
+    return OpenedRelease(deck_id=deck_id, release=release, release_key=release_key)
 
 
 def _open(engine: Engine, deck_id: str, key: LicenseKey) -> OpenedRelease:
-    release = _load_release(engine, deck_id)
-    release_key = open_release(
-        header=release.header,
-        slots=release.slots,
+    release, lock_json, slots_json = _stored_lock(engine, deck_id)
+    return open_sealed(
         deck_id=deck_id,
-        release=release.release,
-        license_key=key,
+        release=release,
+        lock=json.loads(lock_json),
+        keyslots=slots_json.encode(),
+        key=key,
     )
-    return OpenedRelease(deck_id=deck_id, release=release.release, release_key=release_key)
 
 
 def unlock_deck(engine: Engine, home: Path, *, deck_id: str, typed_key: str) -> OpenedRelease:
@@ -136,13 +139,15 @@ def key_status(engine: Engine, home: Path) -> dict[str, str]:
             status[deck_id] = "locked"
             continue
         try:
-            release = _load_release(engine, deck_id)
-        except DeckCorruptedError:
+            release, lock_json, slots_json = _stored_lock(engine, deck_id)
+            header = parse_lock_header(json.loads(lock_json), deck_id=deck_id)
+            slots = parse_keyslots(slots_json.encode(), deck_id=deck_id, release=release)
+            kid = parse_license_key(keys[deck_id]).kid
+        except SealError:
             status[deck_id] = "deck corrupted"
             continue
-        kid = parse_license_key(keys[deck_id]).kid
-        if kid in release.header.revoked:
+        if kid in header.revoked:
             status[deck_id] = "revoked"
         else:
-            status[deck_id] = "unlocked" if kid in release.slots else "not valid"
+            status[deck_id] = "unlocked" if kid in slots else "not valid"
     return status

@@ -26,7 +26,10 @@ def test_empty_database_upgrades_to_head_and_models_agree(tmp_path: Path) -> Non
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.check(config)  # raises if autogenerate would find any difference
-        assert connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == SCHEMA_HEAD
+        assert (
+            connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+            == SCHEMA_HEAD
+        )
 
 
 def test_open_store_creates_home_and_database(home: Path) -> None:
@@ -51,7 +54,7 @@ def test_a_file_that_is_not_a_database_is_left_untouched(home: Path) -> None:
     home.mkdir(parents=True)
     path = database_path(home)
     path.write_bytes(b"this is my shopping list\n" * 100)
-    with pytest.raises(StoreError, match="not an SQLite database.*left untouched"):
+    with pytest.raises(StoreError, match=r"not an SQLite database.*left untouched"):
         open_store(home)
     assert path.read_bytes() == b"this is my shopping list\n" * 100
 

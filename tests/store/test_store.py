@@ -30,10 +30,18 @@ def card(engine: Engine, card_id: str, deck_id: str = "sample"):  # type: ignore
         return record
 
 
-def grade(engine: Engine, card_id: str, quality: int, *, today: date, now: datetime, drill: bool = False):  # type: ignore[no-untyped-def]
+def grade(
+    engine: Engine, card_id: str, quality: int, *, today: date, now: datetime, drill: bool = False
+):  # type: ignore[no-untyped-def]
     return grade_card(
-        engine, card=card(engine, card_id), quality=quality, drill=drill, now=now, today=today,
-        duration_ms=1200, session_id=None,
+        engine,
+        card=card(engine, card_id),
+        quality=quality,
+        drill=drill,
+        now=now,
+        today=today,
+        duration_ms=1200,
+        session_id=None,
     )
 
 
@@ -64,13 +72,23 @@ def test_deck_update_keeps_progress_retires_and_restores(
     )
     sample_deck.write_text(edited, encoding="utf-8")
     report = add_deck(engine, sample_deck)
-    assert (report.version, report.added, report.updated, report.retired) == (2, ("q05",), ("q02",), ("q04",))
+    assert (report.version, report.added, report.updated, report.retired) == (
+        2,
+        ("q05",),
+        ("q02",),
+        ("q04",),
+    )
     q02 = card(engine, "q02")
     assert q02.prompt == "ZeRO-1 切分了哪些状态？"
     assert q02.state == SM2State(easiness="2.6", repetitions=1, interval=1)
     assert card(engine, "q04").retired
     with transaction(engine) as session:
-        assert [row.card_id for row in browse_rows(session, deck_id="sample")] == ["q01", "q02", "q03", "q05"]
+        assert [row.card_id for row in browse_rows(session, deck_id="sample")] == [
+            "q01",
+            "q02",
+            "q03",
+            "q05",
+        ]
         assert len(card_history(session, pk=q02.pk)) == 1
 
     sample_deck.write_text(SAMPLE_DECK, encoding="utf-8")
@@ -85,7 +103,9 @@ def test_grading_commits_state_and_log_and_undo_restores_both_exactly(
     before = dump(engine)
     graded = grade(engine, "q01", 4, today=today, now=now)
     after = card(engine, "q01")
-    assert after.state == SM2State(repetitions=1, interval=1) and after.due == today + timedelta(days=1)
+    assert after.state == SM2State(repetitions=1, interval=1) and after.due == today + timedelta(
+        days=1
+    )
     with transaction(engine) as session:
         [entry] = card_history(session, pk=after.pk)
     assert (entry.grade, entry.drill, entry.duration_ms, entry.study_day) == (4, False, 1200, today)
@@ -94,7 +114,9 @@ def test_grading_commits_state_and_log_and_undo_restores_both_exactly(
     assert dump(engine) == before
 
 
-def test_a_drill_is_logged_but_leaves_the_schedule_alone(engine: Engine, today: date, now: datetime) -> None:
+def test_a_drill_is_logged_but_leaves_the_schedule_alone(
+    engine: Engine, today: date, now: datetime
+) -> None:
     grade(engine, "q01", 2, today=today, now=now)
     scheduled = card(engine, "q01")
     grade(engine, "q01", 5, today=today, now=now + timedelta(minutes=3), drill=True)
@@ -103,7 +125,9 @@ def test_a_drill_is_logged_but_leaves_the_schedule_alone(engine: Engine, today: 
         assert [e.drill for e in card_history(session, pk=scheduled.pk)] == [False, True]
 
 
-def test_queue_has_due_then_new_within_the_limit(engine: Engine, today: date, now: datetime) -> None:
+def test_queue_has_due_then_new_within_the_limit(
+    engine: Engine, today: date, now: datetime
+) -> None:
     prefs = StudyPrefs(new_per_day=2)
     with transaction(engine) as session:
         queue = build_queue(session, deck_id="sample", today=today, prefs=prefs)
@@ -115,11 +139,15 @@ def test_queue_has_due_then_new_within_the_limit(engine: Engine, today: date, no
     with transaction(engine) as session:
         # Both new cards of today are used up; nothing is due yet.
         assert build_queue(session, deck_id="sample", today=today, prefs=prefs).current is None
-        tomorrow = build_queue(session, deck_id="sample", today=today + timedelta(days=1), prefs=prefs)
+        tomorrow = build_queue(
+            session, deck_id="sample", today=today + timedelta(days=1), prefs=prefs
+        )
     assert [load_card_id(engine, pk) for pk in tomorrow.pending] == ["q01", "q02", "q03", "q04"]
 
 
-def test_cards_failed_today_come_back_after_a_restart(engine: Engine, today: date, now: datetime) -> None:
+def test_cards_failed_today_come_back_after_a_restart(
+    engine: Engine, today: date, now: datetime
+) -> None:
     grade(engine, "q01", 1, today=today, now=now)
     grade(engine, "q02", 3, today=today, now=now)
     grade(engine, "q02", 4, today=today, now=now, drill=True)
@@ -132,29 +160,49 @@ def test_cards_failed_today_come_back_after_a_restart(engine: Engine, today: dat
 
 def test_locked_cards_can_be_left_out_of_study(engine: Engine, today: date) -> None:
     with transaction(engine) as session:
-        queue = build_queue(session, deck_id="sample", today=today, prefs=StudyPrefs(study_locked=False))
+        queue = build_queue(
+            session, deck_id="sample", today=today, prefs=StudyPrefs(study_locked=False)
+        )
     assert "q03" not in [load_card_id(engine, pk) for pk in queue.pending]
 
 
-def test_summaries_count_new_due_locked_and_reviews(engine: Engine, today: date, now: datetime) -> None:
+def test_summaries_count_new_due_locked_and_reviews(
+    engine: Engine, today: date, now: datetime
+) -> None:
     grade(engine, "q01", 5, today=today, now=now)
     with transaction(engine) as session:
         [summary] = deck_summaries(session, today=today)
         [tomorrow] = deck_summaries(session, today=today + timedelta(days=1))
-    assert (summary.total, summary.new, summary.due, summary.locked, summary.reviews_today) == (4, 3, 0, 1, 1)
+    assert (summary.total, summary.new, summary.due, summary.locked, summary.reviews_today) == (
+        4,
+        3,
+        0,
+        1,
+        1,
+    )
     assert (tomorrow.due, tomorrow.reviews_today) == (1, 0)
 
 
-def test_builtin_deck_loads_once_and_leaves_a_user_copy_alone(engine: Engine, tmp_path: Path) -> None:
+def test_builtin_deck_loads_once_and_leaves_a_user_copy_alone(
+    engine: Engine, tmp_path: Path
+) -> None:
     assert ensure_builtin_deck(engine) is not None
     assert ensure_builtin_deck(engine) is None
     with transaction(engine) as session:
-        assert {s.deck_id for s in deck_summaries(session, today=date(2025, 1, 6))} == {"module03", "sample"}
+        assert {s.deck_id for s in deck_summaries(session, today=date(2025, 1, 6))} == {
+            "module03",
+            "sample",
+        }
 
     shipped = builtin_deck_path()
     copy = tmp_path / "module03.yaml"
-    copy.write_text(shipped.read_text(encoding="utf-8").replace("version: 1", "version: 99", 1), encoding="utf-8")
-    (tmp_path / "module03.keyslots.json").write_bytes(shipped.with_name("module03.keyslots.json").read_bytes())
+    copy.write_text(
+        shipped.read_text(encoding="utf-8").replace("version: 1", "version: 99", 1),
+        encoding="utf-8",
+    )
+    (tmp_path / "module03.keyslots.json").write_bytes(
+        shipped.with_name("module03.keyslots.json").read_bytes()
+    )
     add_deck(engine, copy)
     assert ensure_builtin_deck(engine) is None
     with transaction(engine) as session:

@@ -38,7 +38,9 @@ async def test_home_lists_the_deck_with_its_counts(app: InfracardsApp) -> None:
         assert table.get_row("sample") == ["Sample deck", "4", "4", "0", "1 locked", "0"]
 
 
-async def test_a_full_session_with_a_drill_and_undo(app: InfracardsApp, engine: Engine, today: date) -> None:
+async def test_a_full_session_with_a_drill_and_undo(
+    app: InfracardsApp, engine: Engine, today: date
+) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
         assert shown_card_id(app) == "q01"

@@ -1,0 +1,100 @@
+"""The Module 03 answers: structure, runnable code, and a shipped deck in step with its source."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from infracards.deck import load_deck
+from infracards.publish import load_source, sealed_plaintext
+from infracards.seal import open_answer, parse_license_key
+from infracards.seal.encoding import decode_b64
+from infracards.unlock import open_sealed
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "deck" / "source" / "module03"
+SHIPPED = ROOT / "deck" / "module03.yaml"
+DEMO_KEYS = ["GTA13-PAJRP-RFMBW-3P4BP-X5NF6-K0PVN", "4DC8D-Z5Y7V-ZKZY3-4ZTSD-58Z13-VDM4V"]
+SECTIONS = ["## 核心回答", "## 推导 / 细节", "## 追问", "## 参考"]
+FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```\s*$", re.M | re.S)
+
+source = load_source(SOURCE)
+
+
+def section(body: str, heading: str) -> str:
+    start = body.index(heading) + len(heading)
+    following = body.find("\n## ", start)
+    return body[start : following if following != -1 else None]
+
+
+def prose(body: str) -> str:
+    return FENCE.sub("", body)
+
+
+@pytest.mark.parametrize("card", source.cards, ids=lambda card: card.card_id)
+def test_every_answer_has_all_sections_in_order(card) -> None:  # type: ignore[no-untyped-def]
+    headings = [line for line in prose(card.answer).splitlines() if line.startswith("## ")]
+    required = [h for h in headings if h in SECTIONS]
+    assert required == SECTIONS, headings
+    assert all(h in [*SECTIONS, "## 代码"] for h in headings), headings
+    follow_ups = re.findall(r"^\d+\. \*\*", section(card.answer, "## 追问"), re.M)
+    assert len(follow_ups) >= 3
+    assert 3 <= len(card.key_points) <= 7
+    assert re.search(r"\]\(https?://[^)]+\)", section(card.answer, "## 参考"))
+
+
+@pytest.mark.parametrize("card", source.cards, ids=lambda card: card.card_id)
+def test_answers_render_in_a_terminal(card) -> None:  # type: ignore[no-untyped-def]
+    text = prose(card.answer)
+    assert not re.search(r"\$[^$\n]+\$|\\frac|\\sum|\\cdot|\\times", text), "LaTeX does not render"
+    for block_lang, block in FENCE.findall(card.answer):
+        for line in block.splitlines():
+            assert len(line) <= 100, f"{block_lang} line too wide for the card view: {line}"
+
+
+PYTHON_BLOCKS = [
+    pytest.param(code, id=f"{card.card_id}-{index}")
+    for card in source.cards
+    for index, (lang, code) in enumerate(FENCE.findall(card.answer))
+    if lang == "python"
+]
+
+
+@pytest.mark.parametrize("code", PYTHON_BLOCKS)
+def test_python_blocks_run_and_their_asserts_pass(code: str) -> None:
+    exec(compile(code, "<answer>", "exec"), {"__name__": "__answer__"})
+
+
+def test_shipped_deck_matches_its_source() -> None:
+    """Fails when someone edits an answer and forgets `infracards publish seal`."""
+    deck = load_deck(SHIPPED)
+    assert (deck.deck_id, deck.version) == (source.deck_id, source.release)
+    assert [(c.card_id, c.prompt, c.tags) for c in deck.cards] == [
+        (c.card_id, c.prompt, c.tags) for c in source.cards
+    ]
+    assert [c.card_id for c in deck.cards if not c.locked] == ["q01", "q02"]
+    release_key = open_sealed(
+        deck_id=deck.deck_id,
+        release=deck.version,
+        lock=deck.lock,
+        keyslots=deck.keyslots_path.read_bytes(),
+        key=parse_license_key(DEMO_KEYS[0]),
+    ).release_key
+    for shipped, written in zip(deck.cards, source.cards, strict=True):
+        if shipped.locked:
+            assert shipped.sealed is not None
+            plaintext = open_answer(
+                release_key,
+                deck.deck_id,
+                deck.version,
+                shipped.card_id,
+                shipped.prompt,
+                decode_b64(shipped.sealed, what=shipped.card_id),
+            )
+            assert plaintext == sealed_plaintext(written), shipped.card_id
+            assert json.loads(plaintext)["key_points"] == list(written.key_points)
+        else:
+            assert (shipped.answer, shipped.key_points) == (written.answer, written.key_points)

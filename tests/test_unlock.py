@@ -1,0 +1,178 @@
+"""Unlocking end to end: publisher source → sealed deck → `infracards unlock` → answers shown.
+
+Each bad key or tampered deck gets its own message, exit code 1, and no change on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from infracards.cli import main
+from infracards.paths import database_path
+from infracards.publish import revoke_key
+from infracards.seal import format_license_key, license_path
+from tests.conftest import SOURCE_DECK, answer, seal
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def snapshot(home: Path) -> dict[str, object]:
+    """The data folder's files and the database's rows, to prove a failed command changed nothing.
+
+    SQLite's -shm/-wal files change on mere reads and checkpoints, so the database is compared
+    by content rather than by bytes.
+    """
+    files: dict[str, object] = {
+        path.name: path.read_bytes()
+        for path in sorted(home.iterdir())
+        if path.is_file() and not path.name.startswith("infracards.db")
+    }
+    with closing(sqlite3.connect(database_path(home))) as connection:
+        files["rows"] = list(connection.iterdump())
+    return files
+
+
+def test_unlock_then_show_a_sealed_answer(
+    capsys: pytest.CaptureFixture[str], sealed_deck: Path, keys: list[str], home: Path
+) -> None:
+    assert (
+        cli(capsys, "show", "q02", "--deck", "demo")[1]
+        .rstrip()
+        .endswith("and your card key (卡密).")
+    )
+    code, out, err = cli(capsys, "unlock", "--deck", "demo", keys[0].lower().replace("-", " "))
+    assert (code, err) == (0, "")
+    assert out.startswith("Unlocked demo v1 with card key") and "2 answers open" in out
+    assert (license_path(home).stat().st_mode & 0o777) == 0o600
+    stored = json.loads(license_path(home).read_text())["keys"]["demo"]
+    assert stored == keys[0].replace("-", "")
+    code, out, _ = cli(capsys, "show", "q02", "--deck", "demo")
+    assert code == 0 and "SECRET-1F1B 先 warm-up" in out and "## 要点\n\n- 要点 SECRET-1F1B" in out
+    assert cli(capsys, "unlock", "--status")[1] == "demo\tunlocked\nmodule03\tlocked\n"
+
+
+def test_plaintext_never_reaches_the_database(
+    capsys: pytest.CaptureFixture[str], sealed_deck: Path, keys: list[str], home: Path
+) -> None:
+    cli(capsys, "unlock", "--deck", "demo", keys[0])
+    cli(capsys, "show", "q03", "--deck", "demo")
+    for path in home.iterdir():
+        assert b"SECRET-" not in path.read_bytes(), path.name
+
+
+@pytest.mark.parametrize(
+    ("mangle", "message"),
+    [
+        (lambda k: k[:-1] + ("0" if k[-1] != "0" else "1"), "typo"),
+        (lambda k: k[:7] + k[8] + k[7] + k[9:], "typo"),
+        (lambda k: k[:-6], "needs 30"),
+        (lambda k: "", "needs 30"),
+        (lambda k: k.replace(k[10], "U", 1), "not allowed"),
+    ],
+)
+def test_malformed_keys_are_refused_before_any_work(
+    capsys: pytest.CaptureFixture[str],
+    sealed_deck: Path,
+    keys: list[str],
+    home: Path,
+    mangle,
+    message: str,  # type: ignore[no-untyped-def]
+) -> None:
+    before = snapshot(home)
+    code, out, err = cli(capsys, "unlock", "--deck", "demo", mangle(keys[0]) or "-")
+    assert code == 1 and out == "" and message in err and len(err.splitlines()) == 1
+    assert snapshot(home) == before
+
+
+def test_a_key_with_an_unknown_id_is_not_valid(
+    capsys: pytest.CaptureFixture[str], sealed_deck: Path, home: Path
+) -> None:
+    before = snapshot(home)
+    forged = format_license_key(12345, bytes(15))
+    code, _, err = cli(capsys, "unlock", "--deck", "demo", forged)
+    assert code == 1 and "not valid for demo v1" in err
+    assert snapshot(home) == before
+
+
+def test_revocation_takes_effect_in_the_next_release(
+    capsys: pytest.CaptureFixture[str],
+    publisher: Path,
+    sealed_deck: Path,
+    keys: list[str],
+    home: Path,
+    tmp_path: Path,
+) -> None:
+    assert cli(capsys, "unlock", "--deck", "demo", keys[0])[0] == 0
+    license_bytes = license_path(home).read_bytes()
+    revoke_key(publisher, kid=keys[0][:4])
+    (publisher / "deck.yaml").write_text(
+        SOURCE_DECK.replace("version: 1", "version: 2"), encoding="utf-8"
+    )
+    new_release = seal(publisher, tmp_path / "v2")
+    assert cli(capsys, "deck", "add", str(new_release))[0] == 0
+
+    assert cli(capsys, "unlock", "--status")[1].startswith("demo\trevoked")
+    code, out, err = cli(capsys, "show", "q02", "--deck", "demo")
+    assert code == 0 and "revoked" in err and "🔒" in out
+    assert license_path(home).read_bytes() == license_bytes  # left as it was
+    code, _, err = cli(capsys, "unlock", "--deck", "demo", keys[0])
+    assert code == 1 and "revoked" in err
+    assert (
+        cli(capsys, "unlock", "--deck", "demo", keys[1])[0] == 0
+    )  # the other buyer's key still works
+
+
+def test_a_tampered_answer_is_reported_and_nothing_is_written(
+    capsys: pytest.CaptureFixture[str], sealed_deck: Path, keys: list[str], home: Path
+) -> None:
+    text = sealed_deck.read_text(encoding="utf-8")
+    blob_start = text.index("sealed: ", text.index("id: q03")) + len("sealed: ")
+    flipped = "B" if text[blob_start + 20] != "B" else "C"
+    sealed_deck.write_text(
+        text[: blob_start + 20] + flipped + text[blob_start + 21 :], encoding="utf-8"
+    )
+    assert cli(capsys, "deck", "add", str(sealed_deck))[0] == 0
+    before = snapshot(home)
+    code, _, err = cli(capsys, "unlock", "--deck", "demo", keys[0])
+    assert code == 1 and "deck corrupted at q03" in err
+    assert snapshot(home) == before and not license_path(home).exists()
+
+
+def test_sealing_is_reproducible_and_an_edit_changes_one_blob(
+    publisher: Path, keys: list[str], tmp_path: Path
+) -> None:
+    first = seal(publisher, tmp_path / "a").read_bytes()
+    assert seal(publisher, tmp_path / "b").read_bytes() == first
+    (publisher / "q03.md").write_text(answer("SECRET-ZERO3 改过的答案"), encoding="utf-8")
+    edited = seal(publisher, tmp_path / "c").read_text(encoding="utf-8")
+    changed = [
+        a for a, b in zip(first.decode().splitlines(), edited.splitlines(), strict=True) if a != b
+    ]
+    assert len(changed) == 1 and changed[0].lstrip().startswith("sealed:")
+
+
+def test_lock_forgets_the_key(
+    capsys: pytest.CaptureFixture[str], sealed_deck: Path, keys: list[str]
+) -> None:
+    cli(capsys, "unlock", "--deck", "demo", keys[0])
+    assert cli(capsys, "lock", "--deck", "demo")[0] == 0
+    assert cli(capsys, "unlock", "--status")[1].startswith("demo\tlocked")
+
+
+def test_unlock_without_a_key_and_without_a_terminal_explains(
+    capsys: pytest.CaptureFixture[str], sealed_deck: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code, _, err = cli(capsys, "unlock", "--deck", "demo")
+    assert code == 1 and "pass KEY, use --stdin" in err
