@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ SOURCE = ROOT / "deck" / "source" / "module03"
 SHIPPED = ROOT / "deck" / "module03.yaml"
 DEMO_KEYS = ["GTA13-PAJRP-RFMBW-3P4BP-X5NF6-K0PVN", "4DC8D-Z5Y7V-ZKZY3-4ZTSD-58Z13-VDM4V"]
 SECTIONS = ["## 核心回答", "## 推导 / 细节", "## 追问", "## 参考"]
-FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```\s*$", re.M | re.S)
+FENCE = re.compile(r"^( *)```(\w*)[^\n]*\n(.*?)^\1```\s*$", re.M | re.S)
 
 source = load_source(SOURCE)
 
@@ -50,15 +51,15 @@ def test_every_answer_has_all_sections_in_order(card) -> None:  # type: ignore[n
 def test_answers_render_in_a_terminal(card) -> None:  # type: ignore[no-untyped-def]
     text = prose(card.answer)
     assert not re.search(r"\$[^$\n]+\$|\\frac|\\sum|\\cdot|\\times", text), "LaTeX does not render"
-    for block_lang, block in FENCE.findall(card.answer):
+    for _indent, block_lang, block in FENCE.findall(card.answer):
         for line in block.splitlines():
             assert len(line) <= 100, f"{block_lang} line too wide for the card view: {line}"
 
 
 PYTHON_BLOCKS = [
-    pytest.param(code, id=f"{card.card_id}-{index}")
+    pytest.param(textwrap.dedent(code), id=f"{card.card_id}-{index}")
     for card in source.cards
-    for index, (lang, code) in enumerate(FENCE.findall(card.answer))
+    for index, (_indent, lang, code) in enumerate(FENCE.findall(card.answer))
     if lang == "python"
 ]
 
