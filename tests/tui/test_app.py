@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from sqlalchemy import Engine
-from textual.widgets import DataTable, Input, Markdown, Static
+from textual.widgets import DataTable, Input, Static
 
 from infracards.store.db import transaction
 from infracards.store.queries import card_history, find_card
@@ -15,6 +15,7 @@ from infracards.tui.screens.card import CardScreen
 from infracards.tui.screens.home import HomeScreen
 from infracards.tui.screens.review import ReviewScreen
 from infracards.tui.screens.summary import SummaryScreen
+from infracards.tui.widgets.card_view import AnswerLines, lines_text
 
 SIZE = (100, 32)
 
@@ -23,6 +24,12 @@ def state_of(engine: Engine, card_id: str):  # type: ignore[no-untyped-def]
     with transaction(engine) as session:
         [card] = find_card(session, card_id=card_id, deck_id="sample")
         return card, card_history(session, pk=card.pk)
+
+
+def answer_on_screen(app: InfracardsApp) -> str:
+    """The revealed answer's text as laid out on screen ('' when hidden)."""
+    answer = app.screen.query_one(AnswerLines)
+    return "\n".join(lines_text(answer.rendered)) if answer.display else ""
 
 
 def shown_card_id(app: InfracardsApp) -> str:
@@ -48,10 +55,9 @@ async def test_a_full_session_with_a_drill_and_undo(
         assert state_of(engine, "q01")[1] == []
 
         await pilot.press("space")
-        answer = app.screen.query_one("#card-answer", Markdown)
-        assert answer.display and "All-Reduce" in answer.source
-        points = app.screen.query_one("#card-key-points", Static)
-        assert "要点" in str(points.render())
+        shown = answer_on_screen(app)
+        assert "All-Reduce 把每个 rank 的张量求和后分发给所有 rank" in shown
+        assert "要点" in shown and "等价于 Reduce-Scatter + All-Gather" in shown
         await pilot.press("5")
         card, history = state_of(engine, "q01")
         assert card.due == today + timedelta(days=1) and [e.grade for e in history] == [5]
@@ -60,7 +66,7 @@ async def test_a_full_session_with_a_drill_and_undo(
         await pilot.press("space", "2")  # below 4: drilled again today
         assert shown_card_id(app) == "q03"
         await pilot.press("space")
-        assert app.screen.query_one("#card-lock", Static).display  # sealed, deck locked
+        assert app.screen.query_one("#card-notice", Static).display  # sealed, deck locked
         await pilot.press("3")
         await pilot.press("u")  # undo the 3 on q03
         assert shown_card_id(app) == "q03"
@@ -105,7 +111,8 @@ async def test_browse_search_tag_filter_and_open(app: InfracardsApp) -> None:
         table.focus()
         await pilot.press("enter")
         assert isinstance(app.screen, CardScreen)
-        assert "All-Reduce" in app.screen.query_one(Markdown).source
+        await pilot.pause()
+        assert "All-Reduce" in answer_on_screen(app)
         await pilot.press("escape")
         assert isinstance(app.screen, BrowseScreen)
 

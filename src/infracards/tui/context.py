@@ -9,11 +9,12 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from infracards.answers import Answer, AnswerBook
+from infracards.answers import AnswerBook
 from infracards.errors import InfracardsError
 from infracards.store.db import transaction
 from infracards.store.queries import CardRecord, StudyPrefs, load_prefs
 from infracards.study import study_day_now
+from infracards.tui.widgets.card_view import RenderedLines, render_answer
 
 LOCK_NOTICE = "🔒 This answer is sealed. Press k to unlock it with your card key (卡密)."
 
@@ -31,13 +32,29 @@ class AppContext:
         with transaction(self.engine) as session:
             return load_prefs(session)
 
-    def open_answer(self, card: CardRecord) -> tuple[Answer | None, str]:
-        """The answer to show, or None and the notice to show instead (locked, or damaged)."""
-        try:
-            return self.answers.answer_for(card), LOCK_NOTICE
-        except InfracardsError as error:
-            return None, f"⚠ {error}"
-
     def today(self) -> date:
         with transaction(self.engine) as session:
             return study_day_now(session, now=self.clock())
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedAnswer:
+    """A card's answer decrypted and laid out for one width, or the notice shown instead."""
+
+    card_pk: int
+    width: int
+    rendered: RenderedLines | None
+    notice: str
+
+    def fits(self, card: CardRecord, width: int) -> bool:
+        return self.card_pk == card.pk and self.width == width
+
+
+def prepare(context: AppContext, card: CardRecord, *, width: int) -> PreparedAnswer:
+    """Open (sealed answers: in memory only) and lay out an answer; safe in a worker thread."""
+    try:
+        answer = context.answers.answer_for(card)
+    except InfracardsError as error:
+        return PreparedAnswer(card.pk, width, None, f"⚠ {error}")
+    rendered = render_answer(answer, width=width) if answer is not None else None
+    return PreparedAnswer(card.pk, width, rendered, LOCK_NOTICE)

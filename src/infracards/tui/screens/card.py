@@ -9,7 +9,7 @@ from textual.widgets import DataTable, Footer, Header
 
 from infracards.store.db import transaction
 from infracards.store.queries import card_history, load_card
-from infracards.tui.context import AppContext
+from infracards.tui.context import AppContext, prepare
 from infracards.tui.messages import AnswersOpened, UnlockRequested
 from infracards.tui.widgets.card_view import CardView
 
@@ -34,16 +34,16 @@ class CardScreen(Screen[None]):
         yield DataTable(id="history-table", cursor_type="none", zebra_stripes=True)
         yield Footer()
 
-    async def on_mount(self) -> None:
+    def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(
             "Reviewed (UTC)", "Study day", "Grade", "Drill", "Interval after"
         )
-        await self.show()
+        self.call_after_refresh(self.show)  # the answer is laid out for the view's final width
 
-    async def on_screen_resume(self) -> None:
-        await self.show()
+    def on_screen_resume(self) -> None:
+        self.show()
 
-    async def show(self) -> None:
+    def show(self) -> None:
         with transaction(self.context.engine) as session:
             card = load_card(session, pk=self.card_pk)
             history = card_history(session, pk=self.card_pk)
@@ -53,8 +53,8 @@ class CardScreen(Screen[None]):
         view.show_card(
             card_id=card.card_id, topic=card.topic, prompt=card.prompt, caption=f"due {due}"
         )
-        answer, notice = self.context.open_answer(card)
-        await view.reveal(answer, notice=notice)
+        prepared = prepare(self.context, card, width=view.answer_width)
+        view.reveal(prepared.rendered, notice=prepared.notice)
         table = self.query_one(DataTable)
         table.clear()
         for entry in history:
@@ -67,8 +67,8 @@ class CardScreen(Screen[None]):
             )
         self.sub_title = f"{card.deck_id} · {len(history)} reviews"
 
-    async def on_answers_opened(self, _message: AnswersOpened) -> None:
-        await self.show()
+    def on_answers_opened(self, _message: AnswersOpened) -> None:
+        self.show()
 
     def action_unlock(self) -> None:
         self.post_message(UnlockRequested(self.deck_id))

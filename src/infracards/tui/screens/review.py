@@ -4,23 +4,33 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from datetime import date
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static
 
-from infracards.scheduler import StudyQueue
+from infracards.scheduler import StudyQueue, study_day
 from infracards.store.db import transaction
-from infracards.store.queries import CardRecord, build_queue, end_session, load_card, start_session
+from infracards.store.queries import (
+    CardRecord,
+    StudyPrefs,
+    build_queue,
+    end_session,
+    load_card,
+    start_session,
+)
 from infracards.study import Graded, grade_card, next_intervals, undo_grade
-from infracards.tui.context import AppContext
+from infracards.tui.context import AppContext, PreparedAnswer, prepare
 from infracards.tui.messages import AnswersOpened, UnlockRequested
 from infracards.tui.screens.summary import SessionSummary, SummaryScreen
 from infracards.tui.widgets.card_view import CardView
 from infracards.tui.widgets.grade_bar import GradeBar
+
+PREPARE_DELAY_S = 0.03
 
 
 @dataclass(slots=True)
@@ -58,6 +68,8 @@ class ReviewScreen(Screen[None]):
         self.history: list[_Step] = []
         self.shown_at = time.monotonic()
         self.session_id: int | None = None
+        self.prepared: PreparedAnswer | None = None
+        self.prefs = StudyPrefs()
         self.started_at = context.clock()
 
     def compose(self) -> ComposeResult:
@@ -69,13 +81,17 @@ class ReviewScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        prefs = self.context.prefs()
-        today = self.context.today()
+        self.prefs = prefs = self.context.prefs()
+        today = self.today()
         with transaction(self.context.engine) as session:
             self.queue = build_queue(session, deck_id=self.deck_id, today=today, prefs=prefs)
             self.session_id = start_session(session, now=self.started_at, study_day=today)
         self.query_one(ProgressBar).update(total=self.queue.remaining, progress=0)
         self.show_current()
+
+    def today(self) -> date:
+        """The study day now; settings are read once per session, so grading needs no query."""
+        return study_day(self.context.clock(), rollover_hour=self.prefs.rollover_hour)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Only the keys that work right now appear in the footer."""
@@ -96,11 +112,14 @@ class ReviewScreen(Screen[None]):
     def action_unlock(self) -> None:
         self.post_message(UnlockRequested(self.deck_id))
 
-    async def on_answers_opened(self, _message: AnswersOpened) -> None:
+    def on_answers_opened(self, _message: AnswersOpened) -> None:
         """Show the answer at once if the card on screen was waiting for its key."""
-        if self.revealed and self.card is not None:
-            answer, notice = self.context.open_answer(self.card)
-            await self.query_one(CardView).reveal(answer, notice=notice)
+        if self.card is not None:
+            view = self.query_one(CardView)
+            self.prepared = prepare(self.context, self.card, width=view.answer_width)
+            if self.revealed:
+                view.hide_answer()
+                view.reveal(self.prepared.rendered, notice=self.prepared.notice)
         self.refresh_bindings()
 
     def show_current(self) -> None:
@@ -129,12 +148,30 @@ class ReviewScreen(Screen[None]):
         )
         self.query_one(ProgressBar).update(total=done + self.queue.remaining, progress=done)
         self.shown_at = time.monotonic()
+        self.prepared = None
+        card = self.card
+        # Start after this frame is drawn: rendering holds the GIL for 30-60 ms.
+        self.set_timer(PREPARE_DELAY_S, lambda: self.prepare_answer(card))
 
-    async def action_reveal(self) -> None:
+    @work(thread=True, exclusive=True, group="prepare-answer")
+    def prepare_answer(self, card: CardRecord) -> None:
+        """Decrypt and lay out the answer while the learner thinks, so reveal is instant."""
+        width = self.query_one(CardView).answer_width
+        prepared = prepare(self.context, card, width=width)
+        self.app.call_from_thread(self._prepared, prepared)
+
+    def _prepared(self, prepared: PreparedAnswer) -> None:
+        if self.card is not None and prepared.card_pk == self.card.pk:
+            self.prepared = prepared
+
+    def action_reveal(self) -> None:
         if self.card is None or self.revealed:
             return
-        answer, notice = self.context.open_answer(self.card)
-        await self.query_one(CardView).reveal(answer, notice=notice)
+        view = self.query_one(CardView)
+        prepared = self.prepared
+        if prepared is None or not prepared.fits(self.card, view.answer_width):
+            prepared = prepare(self.context, self.card, width=view.answer_width)
+        view.reveal(prepared.rendered, notice=prepared.notice)
         bar = self.query_one(GradeBar)
         bar.show_intervals(next_intervals(self.card.state), drill=self.queue.current_is_drill)
         bar.display = True
@@ -154,7 +191,7 @@ class ReviewScreen(Screen[None]):
             quality=quality,
             drill=self.queue.current_is_drill,
             now=self.context.clock(),
-            today=self.context.today(),
+            today=self.today(),
             duration_ms=duration_ms,
             session_id=self.session_id,
         )

@@ -1,13 +1,74 @@
-"""A card: id, topic and prompt, then the answer (or a lock notice) and its key points."""
+"""A card: id, topic and prompt, then the answer (or a notice) and its key points.
+
+Answers are long (10–20 KB of Markdown with tables and code), and laying them out takes
+30–60 ms, so the screen renders the answer ahead of time (``render_answer``, in a worker
+thread) while the learner is still thinking; revealing it then only swaps in finished lines.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.markdown import Markdown
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Markdown, Static
+from textual.geometry import Size
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Static
 
 from infracards.answers import Answer
+
+CODE_THEME = "monokai"
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedLines:
+    """An answer laid out for one width, as strips ready to draw."""
+
+    strips: tuple[Strip, ...]
+    width: int
+
+
+def render_answer(answer: Answer, *, width: int) -> RenderedLines:
+    """Lay out an answer's Markdown and key points for a given width (thread-safe, pure)."""
+    console = Console(
+        width=width, color_system="truecolor", force_terminal=True, legacy_windows=False
+    )
+    body = Markdown(answer.markdown, code_theme=CODE_THEME, hyperlinks=False)
+    lines = console.render_lines(body, console.options, pad=False)
+    if answer.key_points:
+        points = Text("\n要点\n", style="bold")
+        for point in answer.key_points:
+            points.append("  • ")
+            points.append(point)
+            points.append("\n")
+        lines += console.render_lines(points, console.options, pad=False)
+    return RenderedLines(tuple(Strip(line) for line in lines), width)
+
+
+class AnswerLines(Widget):
+    """Draws pre-rendered lines; only the rows in view are ever drawn (Textual's line API)."""
+
+    DEFAULT_CSS = "AnswerLines { height: auto; }"
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.rendered = RenderedLines((), 0)
+
+    def show(self, rendered: RenderedLines) -> None:
+        self.rendered = rendered
+        self.refresh(layout=True)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.rendered.strips)
+
+    def render_line(self, y: int) -> Strip:
+        strips = self.rendered.strips
+        return strips[y] if y < len(strips) else Strip.blank(self.size.width)
 
 
 class CardView(VerticalScroll):
@@ -16,9 +77,13 @@ class CardView(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(id="card-meta")
         yield Static(id="card-prompt")
-        yield Static(id="card-lock")
-        yield Markdown(id="card-answer")
-        yield Static(id="card-key-points")
+        yield Static(id="card-notice")
+        yield AnswerLines(id="card-answer")
+
+    @property
+    def answer_width(self) -> int:
+        """Cells available to the answer (the view's width less padding and scrollbar)."""
+        return max(20, self.scrollable_content_region.width - 1)
 
     def show_card(self, *, card_id: str, topic: str, prompt: str, caption: str = "") -> None:
         """Show the question side; deck text is shown literally, never as markup."""
@@ -29,25 +94,22 @@ class CardView(VerticalScroll):
         self.scroll_home(animate=False)
 
     def hide_answer(self) -> None:
-        for widget_id in ("#card-lock", "#card-answer", "#card-key-points"):
+        for widget_id in ("#card-notice", "#card-answer"):
             self.query_one(widget_id).display = False
 
-    async def reveal(self, answer: Answer | None, *, notice: str) -> None:
-        """Show the answer, or ``notice`` when there is none to show (sealed, or damaged)."""
-        lock = self.query_one("#card-lock", Static)
-        markdown = self.query_one("#card-answer", Markdown)
-        points = self.query_one("#card-key-points", Static)
-        if answer is None:
-            lock.update(Text(notice))
-            lock.display = True
+    def reveal(self, rendered: RenderedLines | None, *, notice: str) -> None:
+        """Show the rendered answer, or ``notice`` when there is none (sealed, or damaged)."""
+        if rendered is None:
+            notice_widget = self.query_one("#card-notice", Static)
+            notice_widget.update(Text(notice))
+            notice_widget.display = True
             return
-        await markdown.update(answer.markdown)
-        markdown.display = True
-        if answer.key_points:
-            body = Text("要点\n", style="bold")
-            for point in answer.key_points:
-                body.append("• ")
-                body.append(point)
-                body.append("\n")
-            points.update(body)
-            points.display = True
+        answer = self.query_one(AnswerLines)
+        answer.show(rendered)
+        answer.display = True
+
+
+def lines_text(rendered: RenderedLines) -> Iterator[str]:
+    """Plain text of rendered lines (for tests and for searching what is on screen)."""
+    for strip in rendered.strips:
+        yield strip.text

@@ -1,0 +1,163 @@
+"""App speed: cold start to the first card, grade → next card, and reveal of a sealed answer.
+
+Run: python bench/bench_app.py [--runs 7] [--grades 300]
+Prints numbers and ratios measured in one run (this machine is shared and noisy, so only
+ratios within a run mean much); asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+DEMO_KEY = "GTA13-PAJRP-RFMBW-3P4BP-X5NF6-K0PVN"
+
+FLOOR = "import time, textual.app, sqlmodel; print(time.time())"
+
+FIRST_CARD = textwrap.dedent(
+    """
+    import asyncio, time
+    from infracards.cli import open_home
+    from infracards.answers import AnswerBook
+    from infracards.paths import home
+    from infracards.study import local_now
+    from infracards.tui.app import InfracardsApp
+    from infracards.tui.context import AppContext
+    from infracards.tui.screens.review import ReviewScreen
+
+    async def main() -> None:
+        context = AppContext(engine=open_home(), answers=AnswerBook(), home=home(), clock=local_now)
+        app = InfracardsApp(context, start_review="module03")
+        async with app.run_test(headless=True, size=(100, 32)) as pilot:
+            while not (isinstance(app.screen, ReviewScreen) and app.screen.card is not None):
+                await pilot.pause(0.001)
+            print(time.time(), flush=True)
+            app.exit()
+
+    asyncio.run(main())
+    """
+)
+
+
+def spawn_until_printed(code: str, env: dict[str, str]) -> float:
+    """Seconds from spawning a fresh interpreter to the time it prints."""
+    start = time.time()
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[0]) - start
+
+
+def cold_start(runs: int, env: dict[str, str]) -> None:
+    spawn_until_printed(FIRST_CARD, env)  # first run creates and migrates the database
+    floor = [spawn_until_printed(FLOOR, env) for _ in range(runs)]
+    ours = [spawn_until_printed(FIRST_CARD, env) for _ in range(runs)]
+    f, o = statistics.median(floor), statistics.median(ours)
+    print(f"cold start: import floor (textual.app + sqlmodel) median {f * 1000:.0f} ms")
+    print(f"cold start: process start → first card visible median {o * 1000:.0f} ms")
+    print(f"cold start: ratio {o / f:.2f}× (target ≤ 1.2×)")
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+async def grade_and_reveal(grades: int) -> None:
+    from infracards.answers import AnswerBook
+    from infracards.cli import open_home
+    from infracards.paths import home
+    from infracards.store.db import transaction
+    from infracards.store.queries import save_setting
+    from infracards.study import local_now
+    from infracards.tui.app import InfracardsApp
+    from infracards.tui.context import AppContext
+    from infracards.tui.screens.review import ReviewScreen
+    from infracards.unlock import unlock_deck
+
+    engine = open_home()
+    opened = unlock_deck(engine, home(), deck_id="module03", typed_key=DEMO_KEY)
+    deck = Path(os.environ["INFRACARDS_HOME"]) / "big.yaml"
+    write_big_deck(deck, grades + 10)
+    from infracards.library import add_deck
+
+    add_deck(engine, deck)
+    with transaction(engine) as session:
+        save_setting(session, key="new-per-day", value=str(grades + 10))
+
+    context = AppContext(engine=engine, answers=AnswerBook([opened]), home=home(), clock=local_now)
+    grade_times = await timed_actions(context, "big", "grade", grades)
+    print(
+        f"grade → next card drawn: median {statistics.median(grade_times) * 1000:.1f} ms, "
+        f"p99 {percentile(grade_times, 0.99) * 1000:.1f} ms over {len(grade_times)} grades "
+        "(target median ≤ 16 ms)"
+    )
+    reveal_times = await timed_actions(context, "module03", "reveal", 31, sealed_only=True)
+    print(
+        f"reveal of a sealed answer after unlock: median {statistics.median(reveal_times) * 1000:.1f} ms, "
+        f"max {max(reveal_times) * 1000:.1f} ms over {len(reveal_times)} cards (target ≤ 16 ms)"
+    )
+
+
+async def timed_actions(context, deck_id: str, action: str, count: int, *, sealed_only: bool = False) -> list[float]:  # type: ignore[no-untyped-def]
+    """Time an action from its key press to the end of the screen update that shows its result.
+
+    Measured inside the app (action start → after the next refresh), so Pilot's own waiting
+    is not counted; a learner would see the same delay.
+    """
+    from infracards.tui.app import InfracardsApp
+    from infracards.tui.screens.review import ReviewScreen
+
+    times: list[float] = []
+    app = InfracardsApp(context, start_review=deck_id)
+    async with app.run_test(headless=True, size=(100, 32)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        original = getattr(screen, f"action_{action}")
+
+        def timed(*args: object) -> None:
+            start = time.perf_counter()
+            original(*args)
+            screen.call_after_refresh(lambda: times.append(time.perf_counter() - start))
+
+        setattr(screen, f"action_{action}", timed)
+        while len(times) < count and screen.card is not None:
+            if sealed_only and not screen.card.locked:
+                await pilot.press("space", "5")
+                continue
+            await pilot.pause(0.3)  # the learner reads the question; the answer is prepared
+            await pilot.press("space")
+            await pilot.pause(0.01)
+            await pilot.press("4")
+            await pilot.pause()
+    return times
+
+
+def write_big_deck(path: Path, cards: int) -> None:
+    lines = ["format: infracards-deck/v1", "id: big", "title: Bench deck", "version: 1", "language: zh-CN", "cards:"]
+    answer = "    answer: |\n" + "".join(f"      第 {i} 行：All-Reduce 的通信量是 2(N−1)/N·S。\n" for i in range(30))
+    for i in range(cards):
+        lines.append(f"  - id: c{i:05d}\n    prompt: 第 {i} 题：Ring All-Reduce 每卡发送多少字节？\n{answer}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--grades", type=int, default=300)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        env = {**os.environ, "INFRACARDS_HOME": folder}
+        cold_start(args.runs, env)
+        os.environ["INFRACARDS_HOME"] = folder
+        asyncio.run(grade_and_reveal(args.grades))
+
+
+if __name__ == "__main__":
+    main()
