@@ -11,6 +11,7 @@ from textual.screen import Screen
 from infracards.seal import license_path
 from infracards.tui.context import AppContext
 from infracards.tui.dialogs.unlock import UnlockDialog
+from infracards.tui.line_breaks import enable_cjk_line_breaks
 from infracards.tui.messages import AnswersOpened, UnlockRequested
 from infracards.tui.screens.browse import BrowseScreen
 from infracards.tui.screens.home import HomeScreen
@@ -29,6 +30,7 @@ class InfracardsApp(App[None]):
 
     def __init__(self, context: AppContext, *, start_review: str | None = None) -> None:
         super().__init__()
+        enable_cjk_line_breaks()
         self.context = context
         self.start_review = start_review
 
