@@ -68,7 +68,10 @@ class AnswerLines(Widget):
 
     def render_line(self, y: int) -> Strip:
         strips = self.rendered.strips
-        return strips[y] if y < len(strips) else Strip.blank(self.size.width)
+        if y >= len(strips):
+            return Strip.blank(self.size.width, self.rich_style)
+        # Lines were rendered without a background: lay them on the widget's own colours.
+        return strips[y].apply_style(self.rich_style)
 
 
 class CardView(VerticalScroll):
