@@ -29,18 +29,28 @@ FIRST_CARD = textwrap.dedent(
     from infracards.answers import AnswerBook
     from infracards.paths import home
     from infracards.study import local_now
-    from infracards.tui.app import InfracardsApp
+    import infracards.tui.app as app_module
     from infracards.tui.context import AppContext
     from infracards.tui.screens.review import ReviewScreen
 
+    class FirstCard(ReviewScreen):
+        def show_current(self) -> None:
+            super().show_current()
+            # The moment the frame holding the first card has been drawn.
+            self.call_after_refresh(self.drawn)
+
+        def drawn(self) -> None:
+            print(time.time(), flush=True)
+            self.app.exit()
+
+    app_module.ReviewScreen = FirstCard
+
     async def main() -> None:
         context = AppContext(engine=open_home(), answers=AnswerBook(), home=home(), clock=local_now)
-        app = InfracardsApp(context, start_review="module03")
-        async with app.run_test(headless=True, size=(100, 32)) as pilot:
-            while not (isinstance(app.screen, ReviewScreen) and app.screen.card is not None):
-                await pilot.pause(0.001)
-            print(time.time(), flush=True)
-            app.exit()
+        app = app_module.InfracardsApp(context, start_review="module03")
+        async with app.run_test(headless=True, size=(100, 32)):
+            while app.is_running:
+                await asyncio.sleep(0.005)
 
     asyncio.run(main())
     """
@@ -50,7 +60,9 @@ FIRST_CARD = textwrap.dedent(
 def spawn_until_printed(code: str, env: dict[str, str]) -> float:
     """Seconds from spawning a fresh interpreter to the time it prints."""
     start = time.time()
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
     return float(out.stdout.split()[0]) - start
 
 
@@ -76,9 +88,7 @@ async def grade_and_reveal(grades: int) -> None:
     from infracards.store.db import transaction
     from infracards.store.queries import save_setting
     from infracards.study import local_now
-    from infracards.tui.app import InfracardsApp
     from infracards.tui.context import AppContext
-    from infracards.tui.screens.review import ReviewScreen
     from infracards.unlock import unlock_deck
 
     engine = open_home()
@@ -105,7 +115,9 @@ async def grade_and_reveal(grades: int) -> None:
     )
 
 
-async def timed_actions(context, deck_id: str, action: str, count: int, *, sealed_only: bool = False) -> list[float]:  # type: ignore[no-untyped-def]
+async def timed_actions(
+    context, deck_id: str, action: str, count: int, *, sealed_only: bool = False
+) -> list[float]:  # type: ignore[no-untyped-def]
     """Time an action from its key press to the end of the screen update that shows its result.
 
     Measured inside the app (action start → after the next refresh), so Pilot's own waiting
@@ -140,10 +152,21 @@ async def timed_actions(context, deck_id: str, action: str, count: int, *, seale
 
 
 def write_big_deck(path: Path, cards: int) -> None:
-    lines = ["format: infracards-deck/v1", "id: big", "title: Bench deck", "version: 1", "language: zh-CN", "cards:"]
-    answer = "    answer: |\n" + "".join(f"      第 {i} 行：All-Reduce 的通信量是 2(N−1)/N·S。\n" for i in range(30))
+    lines = [
+        "format: infracards-deck/v1",
+        "id: big",
+        "title: Bench deck",
+        "version: 1",
+        "language: zh-CN",
+        "cards:",
+    ]
+    answer = "    answer: |\n" + "".join(
+        f"      第 {i} 行：All-Reduce 的通信量是 2(N−1)/N·S。\n" for i in range(30)
+    )
     for i in range(cards):
-        lines.append(f"  - id: c{i:05d}\n    prompt: 第 {i} 题：Ring All-Reduce 每卡发送多少字节？\n{answer}")
+        lines.append(
+            f"  - id: c{i:05d}\n    prompt: 第 {i} 题：Ring All-Reduce 每卡发送多少字节？\n{answer}"
+        )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -35,6 +34,8 @@ class RenderedLines:
 
 def render_answer(answer: Answer, *, width: int) -> RenderedLines:
     """Lay out an answer's Markdown and key points for a given width (thread-safe, pure)."""
+    from rich.markdown import Markdown  # 22 ms with Pygments: kept off the path to first paint
+
     console = Console(
         width=width, color_system="truecolor", force_terminal=True, legacy_windows=False
     )
