@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
+from datetime import date
 from pathlib import Path
+from typing import IO
 
 from sqlalchemy import Engine
 
@@ -99,6 +102,38 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("value", nargs="?", metavar="VALUE")
     config.set_defaults(handler=run_config)
 
+    export = commands.add_parser(
+        "export",
+        help="write your progress: JSON (default), the review log as CSV, or a Markdown report",
+        description="Exports never contain an answer's text or your card key.",
+    )
+    export.add_argument(
+        "--format", choices=["json", "csv", "md"], default="json", help="default: json"
+    )
+    export.add_argument(
+        "-o", "--output", type=Path, metavar="FILE", help="write here (default: stdout)"
+    )
+    export.add_argument("--deck", help="only this deck")
+    export.add_argument(
+        "--since",
+        type=date.fromisoformat,
+        metavar="YYYY-MM-DD",
+        help="reviews from this study day on",
+    )
+    export.add_argument(
+        "--bom", action="store_true", help="start the CSV with a UTF-8 BOM, for Excel"
+    )
+    export.set_defaults(handler=run_export)
+
+    importer = commands.add_parser(
+        "import",
+        help="merge a JSON progress export into this home (safe to repeat)",
+        description="Reviews are matched by deck, card and time; each changed card's schedule is "
+        "recomputed from its whole log. A damaged or foreign file changes nothing.",
+    )
+    importer.add_argument("path", type=Path, metavar="FILE")
+    importer.set_defaults(handler=run_import)
+
     unlock = commands.add_parser(
         "unlock",
         help="open the sealed answers with your card key (卡密)",
@@ -175,6 +210,67 @@ def read_key(args: argparse.Namespace) -> str:
     import getpass
 
     return getpass.getpass("Card key (卡密): ")
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from infracards.export import write_csv, write_json
+
+    engine = open_home()
+
+    def write(out: IO[str]) -> None:
+        with transaction(engine) as session:
+            if args.format == "json":
+                write_json(session, out, now=local_now(), deck_id=args.deck, since=args.since)
+            elif args.format == "csv":
+                if args.bom:
+                    out.write("\ufeff")
+                write_csv(session, out, deck_id=args.deck, since=args.since)
+            else:
+                from infracards.report import write_report
+
+                write_report(
+                    session, out, today=study_day_now(session, now=local_now()), deck_id=args.deck
+                )
+
+    if args.output is None:
+        write(sys.stdout)
+    else:
+        write_file_atomically(args.output, write)
+        print(f"Wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def write_file_atomically(path: Path, write: Callable[[IO[str]], None]) -> None:
+    """Write through a temporary file and rename it, so a failure leaves no half-written file."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    try:
+        with temporary.open("w", encoding="utf-8", newline="") as out:
+            write(out)
+        os.replace(temporary, path)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise InfracardsError(f"cannot write {path} ({error.strerror})") from None
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from infracards.export import import_document, parse_document
+
+    try:
+        data = args.path.read_bytes()
+    except OSError as error:
+        raise InfracardsError(f"cannot read {args.path} ({error.strerror})") from None
+    document = parse_document(data, source=str(args.path))
+    engine = open_home()
+    with transaction(engine) as session:
+        report = import_document(session, document, source=str(args.path))
+    print(
+        f"Imported {report.added} reviews into {', '.join(report.decks) or 'no deck'} "
+        f"({report.already_present} already here); {report.cards_recomputed} cards rescheduled."
+    )
+    return 0
 
 
 def run_unlock(args: argparse.Namespace) -> int:

@@ -41,3 +41,7 @@ class DeckCorruptedError(SealError):
 
 class LicenseError(SealError):
     """The stored license file is unsafe, damaged or cannot be written."""
+
+
+class ProgressError(InfracardsError):
+    """A progress document cannot be imported; nothing was changed."""

@@ -123,7 +123,8 @@ PREF_KEYS = {
 }
 
 
-def _centi(easiness: Decimal) -> int:
+def to_centi(easiness: Decimal) -> int:
+    """EF as stored: integer hundredths, exact."""
     return int(easiness * 100)
 
 
@@ -432,11 +433,11 @@ def record_review(
         grade=grade,
         drill=drill,
         duration_ms=duration_ms,
-        easiness_centi_before=_centi(before.easiness),
+        easiness_centi_before=to_centi(before.easiness),
         repetitions_before=before.repetitions,
         interval_before=before.interval,
         due_before=due_before,
-        easiness_centi_after=_centi(after.easiness),
+        easiness_centi_after=to_centi(after.easiness),
         repetitions_after=after.repetitions,
         interval_after=after.interval,
         due_after=due_after,
@@ -447,7 +448,7 @@ def record_review(
             update(CardState)
             .where(col(CardState.card) == card_pk)
             .values(
-                easiness_centi=_centi(after.easiness),
+                easiness_centi=to_centi(after.easiness),
                 repetitions=after.repetitions,
                 interval=after.interval,
                 due=due_after,

@@ -1,0 +1,403 @@
+"""Progress export (JSON, CSV) and import, streaming and lossless; no printing here.
+
+The JSON document (``infracards-progress/v1``, schema in ``schemas/``) holds each deck's cards
+with their SM-2 state and the complete review log. It never holds an answer's text or a card
+key: prompts are public, answers are not. Reviews are streamed from the database in chunks, so
+exporting a million of them needs no more memory than exporting ten.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from typing import IO, Any
+
+from sqlalchemy import insert, update
+from sqlmodel import Session, col, select
+
+from infracards import __version__
+from infracards.errors import InfracardsError, ProgressError
+from infracards.scheduler import SM2State, review
+from infracards.store.models import Card, CardState, Deck, Review
+from infracards.store.queries import to_centi
+
+PROGRESS_FORMAT = "infracards-progress/v1"
+CHUNK = 5000
+"""Rows fetched per round trip while streaming reviews."""
+
+CSV_COLUMNS = (
+    "deck_id",
+    "card_id",
+    "reviewed_at",
+    "study_day",
+    "grade",
+    "drill",
+    "duration_ms",
+    "easiness_before",
+    "easiness_after",
+    "repetitions_before",
+    "repetitions_after",
+    "interval_before",
+    "interval_after",
+    "due_before",
+    "due_after",
+)
+
+
+def _timestamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _ef(centi: int) -> str:
+    return f"{Decimal(centi) / 100:.2f}"
+
+
+def _day(value: date | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+_REVIEW_COLUMNS = (
+    Card.deck_id,
+    Card.card_id,
+    Review.reviewed_at,
+    Review.study_day,
+    Review.grade,
+    Review.drill,
+    Review.duration_ms,
+    Review.easiness_centi_before,
+    Review.repetitions_before,
+    Review.interval_before,
+    Review.due_before,
+    Review.easiness_centi_after,
+    Review.repetitions_after,
+    Review.interval_after,
+    Review.due_after,
+)
+
+
+def _review_rows(session: Session, *, deck_id: str | None, since: date | None) -> Iterator[Any]:
+    """Plain rows (no ORM objects) in deck and time order, fetched CHUNK at a time."""
+    query = (
+        select(*_REVIEW_COLUMNS)
+        .join(Card, col(Card.id) == Review.card)
+        .order_by(col(Card.deck_id), col(Review.reviewed_at), col(Review.id))
+    )
+    if deck_id is not None:
+        query = query.where(Card.deck_id == deck_id)
+    if since is not None:
+        query = query.where(Review.study_day >= since)
+    yield from session.execute(query.execution_options(yield_per=CHUNK))
+
+
+def _state(row: Any, when: str) -> dict[str, Any]:
+    return {
+        "easiness": _ef(getattr(row, f"easiness_centi_{when}")),
+        "repetitions": getattr(row, f"repetitions_{when}"),
+        "interval": getattr(row, f"interval_{when}"),
+        "due": _day(getattr(row, f"due_{when}")),
+    }
+
+
+def review_entry(row: Any) -> dict[str, Any]:
+    return {
+        "card_id": row.card_id,
+        "reviewed_at": _timestamp(row.reviewed_at),
+        "study_day": row.study_day.isoformat(),
+        "grade": row.grade,
+        "drill": row.drill,
+        "duration_ms": row.duration_ms,
+        "before": _state(row, "before"),
+        "after": _state(row, "after"),
+    }
+
+
+def _decks(session: Session, deck_id: str | None) -> list[Deck]:
+    query = select(Deck).order_by(col(Deck.id))
+    if deck_id is not None:
+        query = query.where(Deck.id == deck_id)
+    decks = list(session.exec(query))
+    if deck_id is not None and not decks:
+        raise InfracardsError(f"no deck {deck_id!r} is loaded; see `infracards deck list`")
+    return decks
+
+
+def _card_entries(session: Session, deck_id: str) -> Iterator[dict[str, Any]]:
+    query = (
+        select(Card, CardState)
+        .join(CardState, col(CardState.card) == Card.id)
+        .where(Card.deck_id == deck_id)
+        .order_by(col(Card.position), col(Card.id))
+    )
+    for card, state in session.exec(query):
+        yield {
+            "card_id": card.card_id,
+            "prompt": card.prompt,
+            "tags": card.tags.split(),
+            "locked": card.answer is None,
+            "retired": card.retired,
+            "state": {
+                "easiness": _ef(state.easiness_centi),
+                "repetitions": state.repetitions,
+                "interval": state.interval,
+                "due": _day(state.due),
+                "last_review_at": _timestamp(state.last_review_at)
+                if state.last_review_at
+                else None,
+            },
+        }
+
+
+def write_json(
+    session: Session,
+    out: IO[str],
+    *,
+    now: datetime,
+    deck_id: str | None = None,
+    since: date | None = None,
+) -> None:
+    """Write the full progress document, streaming the review log."""
+    dumps = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+    header = {
+        "format": PROGRESS_FORMAT,
+        "app_version": __version__,
+        "exported_at": _timestamp(now),
+        "filters": {"deck": deck_id, "since": _day(since)},
+    }
+    out.write(dumps(header)[:-1] + ', "decks": [')
+    reviews = _review_rows(session, deck_id=deck_id, since=since)
+    pending = next(reviews, None)
+    for index, deck in enumerate(_decks(session, deck_id)):
+        meta = {"id": deck.id, "title": deck.title, "version": deck.version}
+        out.write(("," if index else "") + "\n" + dumps(meta)[:-1] + ', "cards": [')
+        for number, card in enumerate(_card_entries(session, deck.id)):
+            out.write(("," if number else "") + "\n  " + dumps(card))
+        out.write('], "reviews": [')
+        count = 0
+        while pending is not None and pending.deck_id == deck.id:
+            out.write(("," if count else "") + "\n  " + dumps(review_entry(pending)))
+            count += 1
+            pending = next(reviews, None)
+        out.write("]}")
+    out.write("\n]}\n")
+
+
+def write_csv(
+    session: Session, out: IO[str], *, deck_id: str | None = None, since: date | None = None
+) -> None:
+    """The review log as one spreadsheet row per review (ISO dates, UTC times)."""
+    _decks(session, deck_id)
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in _review_rows(session, deck_id=deck_id, since=since):
+        writer.writerow(
+            (
+                row.deck_id,
+                row.card_id,
+                _timestamp(row.reviewed_at),
+                row.study_day.isoformat(),
+                row.grade,
+                "yes" if row.drill else "no",
+                row.duration_ms,
+                _ef(row.easiness_centi_before),
+                _ef(row.easiness_centi_after),
+                row.repetitions_before,
+                row.repetitions_after,
+                row.interval_before,
+                row.interval_after,
+                _day(row.due_before) or "",
+                _day(row.due_after) or "",
+            )
+        )
+
+
+# --- import ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    """What an import added; importing the same document twice adds nothing."""
+
+    decks: tuple[str, ...]
+    added: int
+    already_present: int
+    cards_recomputed: int
+
+
+def _fail(where: str, problem: str) -> ProgressError:
+    return ProgressError(f"{where}: {problem}; nothing was imported")
+
+
+def _field(mapping: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if not isinstance(mapping, dict) or key not in mapping:
+        raise _fail(where, f"missing {key!r}")
+    value = mapping[key]
+    if isinstance(value, bool) and kind is not bool:
+        raise _fail(f"{where}.{key}", "expected a number, got true/false")
+    if not isinstance(value, kind):
+        raise _fail(f"{where}.{key}", f"expected {getattr(kind, '__name__', kind)}")
+    return value
+
+
+def _parse_time(text: str, where: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise _fail(where, f"{text!r} is not an ISO time") from None
+    if moment.utcoffset() is None:
+        raise _fail(where, "times must carry a UTC offset")
+    return moment.astimezone(UTC)
+
+
+def _parse_day(text: str, where: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise _fail(where, f"{text!r} is not an ISO date") from None
+
+
+def parse_document(data: bytes, *, source: str) -> dict[str, Any]:
+    """Decode and check the envelope of a progress document."""
+    try:
+        document = json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise _fail(source, f"not a JSON progress document ({error})") from None
+    fmt = _field(document, "format", str, source)
+    if fmt != PROGRESS_FORMAT:
+        if fmt.startswith("infracards-progress/"):
+            raise _fail(
+                source, f"format {fmt} needs a newer infracards (this one reads {PROGRESS_FORMAT})"
+            )
+        raise _fail(source, f"format {fmt!r} is not an infracards progress export")
+    _field(document, "decks", list, source)
+    return document
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not allowed")
+
+
+def import_document(session: Session, document: dict[str, Any], *, source: str) -> ImportReport:
+    """Merge a progress document into the store (caller commits; one transaction, all or nothing).
+
+    Reviews are matched by deck, card id and review time. Every card that gained a review has its
+    state recomputed by replaying its whole log in order, so two machines' histories combine.
+    """
+    added = present = 0
+    touched: set[int] = set()
+    decks: list[str] = []
+    for d_index, deck in enumerate(document["decks"]):
+        where = f"{source}: decks[{d_index}]"
+        deck_id = _field(deck, "id", str, where)
+        if session.get(Deck, deck_id) is None:
+            raise _fail(
+                where, f"deck {deck_id!r} is not loaded here; run `infracards deck add` first"
+            )
+        decks.append(deck_id)
+        cards = {
+            card.card_id: card.id
+            for card in session.exec(select(Card).where(Card.deck_id == deck_id))
+            if card.id is not None
+        }
+        for c_index, card in enumerate(_field(deck, "cards", list, where)):
+            card_id = _field(card, "card_id", str, f"{where}.cards[{c_index}]")
+            if card_id not in cards:
+                raise _fail(
+                    f"{where}.cards[{c_index}]", f"no card {card_id!r} in deck {deck_id}"
+                )
+        existing = {
+            (row[0], row[1].astimezone(UTC))
+            for row in session.exec(
+                select(Review.card, Review.reviewed_at).where(
+                    col(Review.card).in_(list(cards.values()))
+                )
+            )
+        }
+        new_rows = []
+        for r_index, entry in enumerate(_field(deck, "reviews", list, where)):
+            at = f"{where}.reviews[{r_index}]"
+            card_id = _field(entry, "card_id", str, at)
+            if card_id not in cards:
+                raise _fail(at, f"no card {card_id!r} in deck {deck_id}")
+            pk = cards[card_id]
+            moment = _parse_time(_field(entry, "reviewed_at", str, at), f"{at}.reviewed_at")
+            grade = _field(entry, "grade", int, at)
+            if not 0 <= grade <= 5:
+                raise _fail(f"{at}.grade", f"{grade} is not a grade from 0 to 5")
+            if (pk, moment) in existing:
+                present += 1
+                continue
+            existing.add((pk, moment))
+            duration = _field(entry, "duration_ms", int, at)
+            new_rows.append(
+                {
+                    "card": pk,
+                    "reviewed_at": moment,
+                    "study_day": _parse_day(_field(entry, "study_day", str, at), f"{at}.study_day"),
+                    "grade": grade,
+                    "drill": _field(entry, "drill", bool, at),
+                    "duration_ms": max(0, duration),
+                    # Placeholders: replay below writes the real before/after states.
+                    "easiness_centi_before": 250,
+                    "repetitions_before": 0,
+                    "interval_before": 0,
+                    "easiness_centi_after": 250,
+                    "repetitions_after": 0,
+                    "interval_after": 0,
+                }
+            )
+            touched.add(pk)
+        if new_rows:
+            session.execute(insert(Review), new_rows)
+            added += len(new_rows)
+    for pk in sorted(touched):
+        replay_card(session, card_pk=pk)
+    session.flush()
+    return ImportReport(
+        decks=tuple(decks), added=added, already_present=present, cards_recomputed=len(touched)
+    )
+
+
+def replay_card(session: Session, *, card_pk: int) -> SM2State:
+    """Recompute a card's state (and each review's before/after) from its log, oldest first."""
+    state, due, last = SM2State(), None, None
+    rows = session.exec(
+        select(Review)
+        .where(Review.card == card_pk)
+        .order_by(col(Review.reviewed_at), col(Review.id))
+    ).all()
+    for row in rows:
+        before, due_before = state, due
+        if not row.drill:
+            state = review(state, row.grade)
+            due = row.study_day + timedelta(days=state.interval)
+        session.execute(
+            update(Review)
+            .where(col(Review.id) == row.id)
+            .values(
+                easiness_centi_before=to_centi(before.easiness),
+                repetitions_before=before.repetitions,
+                interval_before=before.interval,
+                due_before=due_before,
+                easiness_centi_after=to_centi(state.easiness),
+                repetitions_after=state.repetitions,
+                interval_after=state.interval,
+                due_after=due,
+            )
+        )
+        last = row.reviewed_at
+    session.execute(
+        update(CardState)
+        .where(col(CardState.card) == card_pk)
+        .values(
+            easiness_centi=to_centi(state.easiness),
+            repetitions=state.repetitions,
+            interval=state.interval,
+            due=due,
+            last_review_at=last,
+        )
+    )
+    return state

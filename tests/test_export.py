@@ -1,0 +1,193 @@
+"""Export and import: complete, lossless, idempotent, never leaking a sealed answer."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+import jsonschema
+import pytest
+from sqlalchemy import Engine
+
+from infracards.cli import main
+from infracards.errors import ProgressError
+from infracards.export import import_document, parse_document, write_csv, write_json
+from infracards.store.db import open_store, transaction
+from infracards.store.queries import card_history, find_card
+from infracards.study import grade_card
+from tests.conftest import SAMPLE_DECK
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "progress-v1.schema.json").read_text())
+
+
+def grade(engine: Engine, card_id: str, quality: int, *, day: date, minute: int = 0, drill: bool = False) -> None:
+    with transaction(engine) as session:
+        [card] = find_card(session, card_id=card_id, deck_id="sample")
+    moment = datetime(day.year, day.month, day.day, 9, minute).astimezone()
+    grade_card(engine, card=card, quality=quality, drill=drill, now=moment, today=day, duration_ms=1500 + minute, session_id=None)
+
+
+def history(engine: Engine, today: date) -> None:
+    """Three days of study: successes, a lapse, and same-day drills."""
+    grade(engine, "q01", 4, day=today)
+    grade(engine, "q02", 2, day=today, minute=1)
+    grade(engine, "q02", 3, day=today, minute=2, drill=True)
+    grade(engine, "q02", 4, day=today, minute=3, drill=True)
+    grade(engine, "q01", 5, day=today + timedelta(days=1))
+    grade(engine, "q02", 4, day=today + timedelta(days=1), minute=5)
+    grade(engine, "q03", 3, day=today + timedelta(days=2))
+
+
+def export_text(engine: Engine, **filters: object) -> str:
+    out = io.StringIO()
+    with transaction(engine) as session:
+        write_json(session, out, now=datetime(2025, 2, 1, 12, 0).astimezone(), **filters)  # type: ignore[arg-type]
+    return out.getvalue()
+
+
+def without_time(text: str) -> dict:  # type: ignore[type-arg]
+    document = json.loads(text)
+    document.pop("exported_at")
+    return document
+
+
+def test_json_export_is_complete_and_valid(engine: Engine, today: date) -> None:
+    history(engine, today)
+    document = json.loads(export_text(engine, deck_id="sample"))
+    jsonschema.validate(document, SCHEMA)
+    [deck] = document["decks"]
+    assert [c["card_id"] for c in deck["cards"]] == ["q01", "q02", "q03", "q04"]
+    q01 = deck["cards"][0]
+    assert q01["state"] == {
+        "easiness": "2.60", "repetitions": 2, "interval": 6,
+        "due": (today + timedelta(days=7)).isoformat(),
+        "last_review_at": q01["state"]["last_review_at"],
+    }
+    assert [(r["card_id"], r["grade"], r["drill"]) for r in deck["reviews"]] == [
+        ("q01", 4, False), ("q02", 2, False), ("q02", 3, True), ("q02", 4, True),
+        ("q01", 5, False), ("q02", 4, False), ("q03", 3, False),
+    ]
+    lapse = deck["reviews"][1]
+    assert lapse["before"] == {"easiness": "2.50", "repetitions": 0, "interval": 0, "due": None}
+    assert lapse["after"]["easiness"] == "2.18" and lapse["duration_ms"] == 1501
+
+
+def test_since_filter_keeps_only_later_reviews(engine: Engine, today: date) -> None:
+    history(engine, today)
+    [deck] = json.loads(export_text(engine, deck_id="sample", since=today + timedelta(days=1)))["decks"]
+    assert len(deck["reviews"]) == 3
+
+
+def test_exports_never_contain_a_sealed_answer_or_the_key(
+    capsys: pytest.CaptureFixture[str], sealed_deck: Path, keys: list[str], home: Path, tmp_path: Path
+) -> None:
+    assert main(["unlock", "--deck", "demo", keys[0]]) == 0
+    assert main(["show", "q02", "--deck", "demo"]) == 0
+    capsys.readouterr()
+    for fmt in ("json", "csv", "md"):
+        target = tmp_path / f"out.{fmt}"
+        assert main(["export", "--format", fmt, "-o", str(target)]) == 0
+        data = target.read_text(encoding="utf-8")
+        assert "SECRET-" not in data, fmt
+        assert keys[0] not in data and keys[0].replace("-", "") not in data, fmt
+    assert "什么是 1F1B？" in (tmp_path / "out.json").read_text(encoding="utf-8")  # prompts are public
+
+
+def test_csv_has_one_row_per_review_and_an_optional_bom(engine: Engine, today: date, capsys: pytest.CaptureFixture[str]) -> None:
+    history(engine, today)
+    out = io.StringIO()
+    with transaction(engine) as session:
+        write_csv(session, out, deck_id="sample")
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert len(rows) == 7 and rows[1]["grade"] == "2" and rows[2]["drill"] == "yes"
+    assert rows[0]["study_day"] == today.isoformat() and rows[0]["reviewed_at"].endswith("Z")
+    assert main(["export", "--format", "csv", "--bom", "--deck", "sample"]) == 0
+    assert capsys.readouterr().out.startswith("\ufeffdeck_id,card_id,")
+
+
+def test_round_trip_into_an_empty_home_gives_the_same_document(
+    engine: Engine, today: date, sample_deck: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    history(engine, today)
+    first = export_text(engine, deck_id="sample")
+    fresh = open_store(tmp_path / "other-home")
+    from infracards.library import add_deck
+
+    add_deck(fresh, sample_deck)
+    with transaction(fresh) as session:
+        report = import_document(session, parse_document(first.encode(), source="x"), source="x")
+    assert (report.added, report.already_present, report.cards_recomputed) == (7, 0, 3)
+    assert without_time(export_text(fresh, deck_id="sample")) == without_time(first)
+    with transaction(fresh) as session:
+        again = import_document(session, parse_document(first.encode(), source="x"), source="x")
+    assert (again.added, again.already_present) == (0, 7)
+    assert without_time(export_text(fresh, deck_id="sample")) == without_time(first)
+
+
+def test_merging_two_machines_replays_the_combined_log(
+    engine: Engine, today: date, sample_deck: Path, tmp_path: Path
+) -> None:
+    from infracards.library import add_deck
+
+    laptop = open_store(tmp_path / "laptop")
+    add_deck(laptop, sample_deck)
+    grade(engine, "q01", 4, day=today)  # desktop: day 1
+    grade(laptop, "q01", 5, day=today + timedelta(days=1))  # laptop: day 2, never saw day 1
+    with transaction(engine) as session:
+        import_document(session, parse_document(export_text(laptop, deck_id="sample").encode(), source="x"), source="x")
+        [q01] = find_card(session, card_id="q01", deck_id="sample")
+        log = card_history(session, pk=q01.pk)
+    # Replayed in order: 4 (n=1, I=1), then 5 (n=2, I=6, EF 2.6).
+    assert [e.grade for e in log] == [4, 5]
+    assert (q01.state.repetitions, q01.state.interval, str(q01.state.easiness)) == (2, 6, "2.60")
+    assert q01.due == today + timedelta(days=7)
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        (b"not json", "not a JSON progress document"),
+        (b'{"format": "infracards-progress/v2", "decks": []}', "needs a newer infracards"),
+        (b'{"format": "something-else", "decks": []}', "not an infracards progress export"),
+        (b'{"format": "infracards-progress/v1", "decks": [{"id": "nope", "cards": [], "reviews": []}]}', "deck 'nope' is not loaded"),
+        (b'{"format": "infracards-progress/v1", "decks": [{"id": "sample", "cards": [{"card_id": "q99"}], "reviews": []}]}', "no card 'q99' in deck sample"),
+        (b'{"format": "infracards-progress/v1", "decks": [{"id": "sample", "cards": [], "reviews": [{"card_id": "q01", "reviewed_at": "yesterday"}]}]}', "is not an ISO time"),
+        (b'{"format": "infracards-progress/v1", "decks": [{"id": "sample", "cards": [], "reviews": [{"card_id": "q01", "reviewed_at": "2025-01-06T09:00:00Z", "grade": 9}]}]}', "not a grade from 0 to 5"),
+        (b'{"format": "infracards-progress/v1", "decks": NaN}', "NaN is not allowed"),
+    ],
+)
+def test_bad_documents_change_nothing(engine: Engine, today: date, document: bytes, message: str) -> None:
+    history(engine, today)
+    before = export_text(engine)
+    with pytest.raises(ProgressError, match=message):
+        with transaction(engine) as session:
+            import_document(session, parse_document(document, source="f.json"), source="f.json")
+    assert without_time(export_text(engine)) == without_time(before)
+
+
+def test_a_document_failing_halfway_is_rolled_back(engine: Engine, today: date, sample_deck: Path, tmp_path: Path) -> None:
+    history(engine, today)
+    document = json.loads(export_text(engine, deck_id="sample"))
+    fresh = open_store(tmp_path / "fresh")
+    from infracards.library import add_deck
+
+    add_deck(fresh, sample_deck)
+    document["decks"][0]["reviews"][-1]["grade"] = 7  # the last review is bad: the first six must not land
+    before = without_time(export_text(fresh, deck_id="sample"))
+    with pytest.raises(ProgressError):
+        with transaction(fresh) as session:
+            import_document(session, document, source="f.json")
+    assert without_time(export_text(fresh, deck_id="sample")) == before
+
+
+def test_cli_export_to_file_and_import(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "progress.json"
+    assert main(["export", "-o", str(target)]) == 0
+    assert json.loads(target.read_text())["decks"][0]["id"] == "module03"
+    code = main(["import", str(target)])
+    assert code == 0 and "Imported 0 reviews into module03" in capsys.readouterr().out
+    assert main(["import", str(tmp_path / "missing.json")]) == 1
+    assert main(["export", "--since", "yesterday"]) == 2
