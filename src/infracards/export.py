@@ -12,7 +12,7 @@ import csv
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import IO, Any
 
@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 
 from infracards import __version__
 from infracards.errors import InfracardsError, ProgressError
-from infracards.scheduler import SM2State, review
+from infracards.scheduler import SM2State, replay
 from infracards.store.models import Card, CardState, Deck, Review
 from infracards.store.queries import to_centi
 
@@ -305,9 +305,7 @@ def import_document(session: Session, document: dict[str, Any], *, source: str) 
         for c_index, card in enumerate(_field(deck, "cards", list, where)):
             card_id = _field(card, "card_id", str, f"{where}.cards[{c_index}]")
             if card_id not in cards:
-                raise _fail(
-                    f"{where}.cards[{c_index}]", f"no card {card_id!r} in deck {deck_id}"
-                )
+                raise _fail(f"{where}.cards[{c_index}]", f"no card {card_id!r} in deck {deck_id}")
         existing = {
             (row[0], row[1].astimezone(UTC))
             for row in session.exec(
@@ -363,32 +361,25 @@ def import_document(session: Session, document: dict[str, Any], *, source: str) 
 
 def replay_card(session: Session, *, card_pk: int) -> SM2State:
     """Recompute a card's state (and each review's before/after) from its log, oldest first."""
-    state, due, last = SM2State(), None, None
-    rows = session.exec(
-        select(Review)
-        .where(Review.card == card_pk)
-        .order_by(col(Review.reviewed_at), col(Review.id))
-    ).all()
-    for row in rows:
-        before, due_before = state, due
-        if not row.drill:
-            state = review(state, row.grade)
-            due = row.study_day + timedelta(days=state.interval)
+    log = select(Review).where(Review.card == card_pk)
+    rows = session.exec(log.order_by(col(Review.reviewed_at), col(Review.id))).all()
+    state, due = SM2State(), None
+    for row, step in zip(rows, replay((r.grade, r.drill, r.study_day) for r in rows), strict=True):
         session.execute(
             update(Review)
             .where(col(Review.id) == row.id)
             .values(
-                easiness_centi_before=to_centi(before.easiness),
-                repetitions_before=before.repetitions,
-                interval_before=before.interval,
-                due_before=due_before,
-                easiness_centi_after=to_centi(state.easiness),
-                repetitions_after=state.repetitions,
-                interval_after=state.interval,
-                due_after=due,
+                easiness_centi_before=to_centi(step.before.easiness),
+                repetitions_before=step.before.repetitions,
+                interval_before=step.before.interval,
+                due_before=step.due_before,
+                easiness_centi_after=to_centi(step.after.easiness),
+                repetitions_after=step.after.repetitions,
+                interval_after=step.after.interval,
+                due_after=step.due_after,
             )
         )
-        last = row.reviewed_at
+        state, due = step.after, step.due_after
     session.execute(
         update(CardState)
         .where(col(CardState.card) == card_pk)
@@ -397,7 +388,7 @@ def replay_card(session: Session, *, card_pk: int) -> SM2State:
             repetitions=state.repetitions,
             interval=state.interval,
             due=due,
-            last_review_at=last,
+            last_review_at=rows[-1].reviewed_at if rows else None,
         )
     )
     return state

@@ -2,6 +2,22 @@
 
 from infracards.scheduler.calendar import study_day
 from infracards.scheduler.queue import StudyQueue
-from infracards.scheduler.sm2 import GRADE_MEANINGS, SM2State, is_drill_grade, review
+from infracards.scheduler.sm2 import (
+    GRADE_MEANINGS,
+    Replayed,
+    SM2State,
+    is_drill_grade,
+    replay,
+    review,
+)
 
-__all__ = ["GRADE_MEANINGS", "SM2State", "StudyQueue", "is_drill_grade", "review", "study_day"]
+__all__ = [
+    "GRADE_MEANINGS",
+    "Replayed",
+    "SM2State",
+    "StudyQueue",
+    "is_drill_grade",
+    "replay",
+    "review",
+    "study_day",
+]

@@ -7,7 +7,9 @@ EF is kept as an exact ``Decimal`` with two places: every EF change in SM-2 is a
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import date, timedelta
 from decimal import ROUND_CEILING, Decimal
 
 MIN_EASINESS = Decimal("1.30")
@@ -80,3 +82,27 @@ def review(state: SM2State, quality: int) -> SM2State:
 def is_drill_grade(quality: int) -> bool:
     """True when step 7 brings the card back later in today's session."""
     return quality < DRILL_UNTIL
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """One logged grade replayed: the state and due date before and after it."""
+
+    before: SM2State
+    due_before: date | None
+    after: SM2State
+    due_after: date | None
+
+
+def replay(log: Iterable[tuple[int, bool, date]]) -> Iterator[Replayed]:
+    """Replay (grade, drill, study day) entries, oldest first, from a new card's state.
+
+    Drills leave the schedule alone; other grades move it and set due = study day + interval.
+    """
+    state, due = SM2State(), None
+    for quality, drill, day in log:
+        before, due_before = state, due
+        if not drill:
+            state = review(state, quality)
+            due = day + timedelta(days=state.interval)
+        yield Replayed(before, due_before, state, due)
