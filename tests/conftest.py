@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -11,6 +13,7 @@ from sqlalchemy import Engine
 
 from infracards.cli import main
 from infracards.library import add_deck
+from infracards.paths import database_path
 from infracards.publish import create_secret, issue_keys, read_secret, seal_source
 from infracards.store.db import open_store
 
@@ -157,3 +160,19 @@ def sealed_deck(
     assert main(["deck", "add", str(path)]) == 0
     capsys.readouterr()
     return path
+
+
+def snapshot(home: Path) -> dict[str, object]:
+    """The data folder's files and the database's rows, to prove a failed command changed nothing.
+
+    SQLite's -shm/-wal files change on mere reads and checkpoints, so the database is compared
+    by content rather than by bytes.
+    """
+    files: dict[str, object] = {
+        path.name: path.read_bytes()
+        for path in sorted(home.iterdir())
+        if path.is_file() and not path.name.startswith("infracards.db")
+    }
+    with closing(sqlite3.connect(database_path(home))) as connection:
+        files["rows"] = list(connection.iterdump())
+    return files

@@ -12,6 +12,7 @@ import pytest
 
 from infracards.cli import build_parser, main
 from infracards.paths import database_path
+from tests.conftest import snapshot
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -109,12 +110,12 @@ def test_bad_deck_add_changes_nothing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, home: Path
 ) -> None:
     run(capsys, "status")
-    before = database_path(home).read_bytes()
+    before = snapshot(home)
     bad = tmp_path / "bad.yaml"
     bad.write_text("cards: &a [*a]\n", encoding="utf-8")
     code, _, err = run(capsys, "deck", "add", str(bad))
     assert code == 1 and "anchors and aliases" in err
-    assert database_path(home).read_bytes() == before
+    assert snapshot(home) == before
 
 
 def test_config_validates_and_persists(capsys: pytest.CaptureFixture[str]) -> None:

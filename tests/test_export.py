@@ -18,16 +18,28 @@ from infracards.export import import_document, parse_document, write_csv, write_
 from infracards.store.db import open_store, transaction
 from infracards.store.queries import card_history, find_card
 from infracards.study import grade_card
-from tests.conftest import SAMPLE_DECK
 
-SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "progress-v1.schema.json").read_text())
+SCHEMA = json.loads(
+    (Path(__file__).resolve().parents[1] / "schemas" / "progress-v1.schema.json").read_text()
+)
 
 
-def grade(engine: Engine, card_id: str, quality: int, *, day: date, minute: int = 0, drill: bool = False) -> None:
+def grade(
+    engine: Engine, card_id: str, quality: int, *, day: date, minute: int = 0, drill: bool = False
+) -> None:
     with transaction(engine) as session:
         [card] = find_card(session, card_id=card_id, deck_id="sample")
     moment = datetime(day.year, day.month, day.day, 9, minute).astimezone()
-    grade_card(engine, card=card, quality=quality, drill=drill, now=moment, today=day, duration_ms=1500 + minute, session_id=None)
+    grade_card(
+        engine,
+        card=card,
+        quality=quality,
+        drill=drill,
+        now=moment,
+        today=day,
+        duration_ms=1500 + minute,
+        session_id=None,
+    )
 
 
 def history(engine: Engine, today: date) -> None:
@@ -62,13 +74,20 @@ def test_json_export_is_complete_and_valid(engine: Engine, today: date) -> None:
     assert [c["card_id"] for c in deck["cards"]] == ["q01", "q02", "q03", "q04"]
     q01 = deck["cards"][0]
     assert q01["state"] == {
-        "easiness": "2.60", "repetitions": 2, "interval": 6,
+        "easiness": "2.60",
+        "repetitions": 2,
+        "interval": 6,
         "due": (today + timedelta(days=7)).isoformat(),
         "last_review_at": q01["state"]["last_review_at"],
     }
     assert [(r["card_id"], r["grade"], r["drill"]) for r in deck["reviews"]] == [
-        ("q01", 4, False), ("q02", 2, False), ("q02", 3, True), ("q02", 4, True),
-        ("q01", 5, False), ("q02", 4, False), ("q03", 3, False),
+        ("q01", 4, False),
+        ("q02", 2, False),
+        ("q02", 3, True),
+        ("q02", 4, True),
+        ("q01", 5, False),
+        ("q02", 4, False),
+        ("q03", 3, False),
     ]
     lapse = deck["reviews"][1]
     assert lapse["before"] == {"easiness": "2.50", "repetitions": 0, "interval": 0, "due": None}
@@ -77,12 +96,18 @@ def test_json_export_is_complete_and_valid(engine: Engine, today: date) -> None:
 
 def test_since_filter_keeps_only_later_reviews(engine: Engine, today: date) -> None:
     history(engine, today)
-    [deck] = json.loads(export_text(engine, deck_id="sample", since=today + timedelta(days=1)))["decks"]
+    [deck] = json.loads(export_text(engine, deck_id="sample", since=today + timedelta(days=1)))[
+        "decks"
+    ]
     assert len(deck["reviews"]) == 3
 
 
 def test_exports_never_contain_a_sealed_answer_or_the_key(
-    capsys: pytest.CaptureFixture[str], sealed_deck: Path, keys: list[str], home: Path, tmp_path: Path
+    capsys: pytest.CaptureFixture[str],
+    sealed_deck: Path,
+    keys: list[str],
+    home: Path,
+    tmp_path: Path,
 ) -> None:
     assert main(["unlock", "--deck", "demo", keys[0]]) == 0
     assert main(["show", "q02", "--deck", "demo"]) == 0
@@ -93,10 +118,14 @@ def test_exports_never_contain_a_sealed_answer_or_the_key(
         data = target.read_text(encoding="utf-8")
         assert "SECRET-" not in data, fmt
         assert keys[0] not in data and keys[0].replace("-", "") not in data, fmt
-    assert "什么是 1F1B？" in (tmp_path / "out.json").read_text(encoding="utf-8")  # prompts are public
+    assert "什么是 1F1B？" in (tmp_path / "out.json").read_text(
+        encoding="utf-8"
+    )  # prompts are public
 
 
-def test_csv_has_one_row_per_review_and_an_optional_bom(engine: Engine, today: date, capsys: pytest.CaptureFixture[str]) -> None:
+def test_csv_has_one_row_per_review_and_an_optional_bom(
+    engine: Engine, today: date, capsys: pytest.CaptureFixture[str]
+) -> None:
     history(engine, today)
     out = io.StringIO()
     with transaction(engine) as session:
@@ -137,7 +166,11 @@ def test_merging_two_machines_replays_the_combined_log(
     grade(engine, "q01", 4, day=today)  # desktop: day 1
     grade(laptop, "q01", 5, day=today + timedelta(days=1))  # laptop: day 2, never saw day 1
     with transaction(engine) as session:
-        import_document(session, parse_document(export_text(laptop, deck_id="sample").encode(), source="x"), source="x")
+        import_document(
+            session,
+            parse_document(export_text(laptop, deck_id="sample").encode(), source="x"),
+            source="x",
+        )
         [q01] = find_card(session, card_id="q01", deck_id="sample")
         log = card_history(session, pk=q01.pk)
     # Replayed in order: 4 (n=1, I=1), then 5 (n=2, I=6, EF 2.6).
@@ -152,34 +185,50 @@ def test_merging_two_machines_replays_the_combined_log(
         (b"not json", "not a JSON progress document"),
         (b'{"format": "infracards-progress/v2", "decks": []}', "needs a newer infracards"),
         (b'{"format": "something-else", "decks": []}', "not an infracards progress export"),
-        (b'{"format": "infracards-progress/v1", "decks": [{"id": "nope", "cards": [], "reviews": []}]}', "deck 'nope' is not loaded"),
-        (b'{"format": "infracards-progress/v1", "decks": [{"id": "sample", "cards": [{"card_id": "q99"}], "reviews": []}]}', "no card 'q99' in deck sample"),
-        (b'{"format": "infracards-progress/v1", "decks": [{"id": "sample", "cards": [], "reviews": [{"card_id": "q01", "reviewed_at": "yesterday"}]}]}', "is not an ISO time"),
-        (b'{"format": "infracards-progress/v1", "decks": [{"id": "sample", "cards": [], "reviews": [{"card_id": "q01", "reviewed_at": "2025-01-06T09:00:00Z", "grade": 9}]}]}', "not a grade from 0 to 5"),
+        (
+            b'{"format": "infracards-progress/v1", "decks": [{"id": "nope", "cards": [], "reviews": []}]}',
+            "deck 'nope' is not loaded",
+        ),
+        (
+            b'{"format": "infracards-progress/v1", "decks": [{"id": "sample", "cards": [{"card_id": "q99"}], "reviews": []}]}',
+            "no card 'q99' in deck sample",
+        ),
+        (
+            b'{"format": "infracards-progress/v1", "decks": [{"id": "sample", "cards": [], "reviews": [{"card_id": "q01", "reviewed_at": "yesterday"}]}]}',
+            "is not an ISO time",
+        ),
+        (
+            b'{"format": "infracards-progress/v1", "decks": [{"id": "sample", "cards": [], "reviews": [{"card_id": "q01", "reviewed_at": "2025-01-06T09:00:00Z", "grade": 9}]}]}',
+            "not a grade from 0 to 5",
+        ),
         (b'{"format": "infracards-progress/v1", "decks": NaN}', "NaN is not allowed"),
     ],
 )
-def test_bad_documents_change_nothing(engine: Engine, today: date, document: bytes, message: str) -> None:
+def test_bad_documents_change_nothing(
+    engine: Engine, today: date, document: bytes, message: str
+) -> None:
     history(engine, today)
     before = export_text(engine)
-    with pytest.raises(ProgressError, match=message):
-        with transaction(engine) as session:
-            import_document(session, parse_document(document, source="f.json"), source="f.json")
+    with pytest.raises(ProgressError, match=message), transaction(engine) as session:
+        import_document(session, parse_document(document, source="f.json"), source="f.json")
     assert without_time(export_text(engine)) == without_time(before)
 
 
-def test_a_document_failing_halfway_is_rolled_back(engine: Engine, today: date, sample_deck: Path, tmp_path: Path) -> None:
+def test_a_document_failing_halfway_is_rolled_back(
+    engine: Engine, today: date, sample_deck: Path, tmp_path: Path
+) -> None:
     history(engine, today)
     document = json.loads(export_text(engine, deck_id="sample"))
     fresh = open_store(tmp_path / "fresh")
     from infracards.library import add_deck
 
     add_deck(fresh, sample_deck)
-    document["decks"][0]["reviews"][-1]["grade"] = 7  # the last review is bad: the first six must not land
+    document["decks"][0]["reviews"][-1]["grade"] = (
+        7  # the last review is bad: the first six must not land
+    )
     before = without_time(export_text(fresh, deck_id="sample"))
-    with pytest.raises(ProgressError):
-        with transaction(fresh) as session:
-            import_document(session, document, source="f.json")
+    with pytest.raises(ProgressError), transaction(fresh) as session:
+        import_document(session, document, source="f.json")
     assert without_time(export_text(fresh, deck_id="sample")) == before
 
 

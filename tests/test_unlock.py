@@ -6,39 +6,20 @@ Each bad key or tampered deck gets its own message, exit code 1, and no change o
 from __future__ import annotations
 
 import json
-import sqlite3
-from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from infracards.cli import main
-from infracards.paths import database_path
 from infracards.publish import revoke_key
 from infracards.seal import format_license_key, license_path
-from tests.conftest import SOURCE_DECK, answer, seal
+from tests.conftest import SOURCE_DECK, answer, seal, snapshot
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def snapshot(home: Path) -> dict[str, object]:
-    """The data folder's files and the database's rows, to prove a failed command changed nothing.
-
-    SQLite's -shm/-wal files change on mere reads and checkpoints, so the database is compared
-    by content rather than by bytes.
-    """
-    files: dict[str, object] = {
-        path.name: path.read_bytes()
-        for path in sorted(home.iterdir())
-        if path.is_file() and not path.name.startswith("infracards.db")
-    }
-    with closing(sqlite3.connect(database_path(home))) as connection:
-        files["rows"] = list(connection.iterdump())
-    return files
 
 
 def test_unlock_then_show_a_sealed_answer(

@@ -264,7 +264,7 @@ def run_import(args: argparse.Namespace) -> int:
         raise InfracardsError(f"cannot read {args.path} ({error.strerror})") from None
     document = parse_document(data, source=str(args.path))
     engine = open_home()
-    with transaction(engine) as session:
+    with transaction(engine, write=True) as session:
         report = import_document(session, document, source=str(args.path))
     print(
         f"Imported {report.added} reviews into {', '.join(report.decks) or 'no deck'} "
@@ -496,7 +496,7 @@ def run_config(args: argparse.Namespace) -> int:
     engine = open_home()
     if args.value is not None:
         value = validate_setting(args.key, args.value)
-        with transaction(engine) as session:
+        with transaction(engine, write=True) as session:
             save_setting(session, key=args.key, value=value)
     with transaction(engine) as session:
         prefs = load_prefs(session)

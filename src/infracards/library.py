@@ -23,7 +23,7 @@ def ensure_builtin_deck(engine: Engine) -> SyncReport | None:
     """
     path = builtin_deck_path()
     data = read_deck_bytes(path)
-    with transaction(engine) as session:
+    with transaction(engine, write=True) as session:
         origin = deck_origin(session, deck_id="module03")
         if origin is not None and (origin[0] != BUILTIN_SOURCE or origin[1] == file_digest(data)):
             return None
@@ -35,7 +35,7 @@ def add_deck(engine: Engine, path: Path) -> SyncReport:
     """Load or update a deck from a file; loading the same file twice changes nothing."""
     deck = load_deck(path)
     keyslots = read_keyslots(deck)
-    with transaction(engine) as session:
+    with transaction(engine, write=True) as session:
         origin = deck_origin(session, deck_id=deck.deck_id)
         if origin is not None and origin[1] == deck.digest:
             return SyncReport(deck_id=deck.deck_id, version=deck.version, created=False)

@@ -50,17 +50,22 @@ def grade_card(
     duration_ms: int,
     session_id: int | None,
 ) -> Graded:
-    """Commit one grade (state and log in one transaction) before anything else is shown."""
-    after = card.state if drill else review(card.state, quality)
-    due = card.due if drill else today + timedelta(days=after.interval)
-    with transaction(engine) as session:
+    """Commit one grade (state and log in one transaction) before anything else is shown.
+
+    The state is read again under the write lock: another infracards process may have graded
+    this card since it was shown, and SM-2 must continue from the latest state.
+    """
+    with transaction(engine, write=True) as session:
+        current = load_card(session, pk=card.pk)
+        after = current.state if drill else review(current.state, quality)
+        due = current.due if drill else today + timedelta(days=after.interval)
         review_id = record_review(
             session,
             card_pk=card.pk,
             grade=quality,
             drill=drill,
-            before=card.state,
-            due_before=card.due,
+            before=current.state,
+            due_before=current.due,
             after=after,
             due_after=due,
             reviewed_at=now.astimezone(UTC),
@@ -75,6 +80,6 @@ def grade_card(
 
 def undo_grade(engine: Engine, *, graded: Graded) -> CardRecord:
     """Remove a grade from the log and restore the card's state exactly as it was."""
-    with transaction(engine) as session:
+    with transaction(engine, write=True) as session:
         undo_review(session, review_id=graded.review_id)
         return load_card(session, pk=graded.card_pk)

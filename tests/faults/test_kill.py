@@ -104,3 +104,31 @@ def test_sigkill_at_random_moments_never_loses_a_shown_grade(home: Path, tmp_pat
         check_database(database_path(home), confirmed)
         survived += 1
     assert survived == KILLS and len(confirmed) >= 3 * KILLS, len(confirmed)
+
+
+def test_two_apps_grading_the_same_deck_at_once_lose_nothing(home: Path, tmp_path: Path) -> None:
+    """Writers wait for each other (busy timeout) and SM-2 continues from the latest state."""
+    deck = tmp_path / "drill.yaml"
+    write_deck(deck)
+    assert main(["deck", "add", str(deck)]) == 0
+    assert main(["config", "new-per-day", str(CARDS)]) == 0
+    driver = Path(__file__).with_name("grading_process.py")
+    processes = [
+        subprocess.Popen(
+            [sys.executable, str(driver), str(seed), "drill"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "INFRACARDS_HOME": str(home)},
+        )
+        for seed in (1, 2)
+    ]
+    time.sleep(4)
+    confirmed: set[int] = set()
+    for process in processes:
+        process.send_signal(signal.SIGKILL)
+        out, err = process.communicate(timeout=30)
+        assert "Traceback" not in err and "locked" not in err, err[-2000:]
+        confirmed |= {int(line) for line in out.split() if line.isdigit()}
+    assert len(confirmed) >= 10
+    check_database(database_path(home), confirmed)

@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from infracards.errors import StoreError
@@ -28,19 +29,56 @@ def open_store(home: Path) -> Engine:
     revision = _current_revision(path)
     if revision != SCHEMA_HEAD:
         _upgrade(path, revision)
+    return _engine(path)
+
+
+def _engine(path: Path) -> Engine:
     engine = create_engine(f"sqlite:///{path}")
     event.listen(engine, "connect", _configure_connection)
+    event.listen(engine, "begin", _begin)
     return engine
 
 
 @contextmanager
-def transaction(engine: Engine) -> Iterator[Session]:
-    """One user action, written completely or not at all."""
-    with Session(engine, expire_on_commit=False) as session, session.begin():
-        yield session
+def transaction(engine: Engine, *, write: bool = False) -> Iterator[Session]:
+    """One user action, written completely or not at all.
+
+    ``write=True`` takes SQLite's write lock at BEGIN (waiting up to 5 s for another
+    infracards process), so what the action reads is still true when it writes: two app
+    instances grading the same card cannot overwrite each other's state. Reads never wait.
+    """
+    bind = engine.execution_options(infracards_write=write)
+    try:
+        with Session(bind, expire_on_commit=False) as session, session.begin():
+            yield session
+    except OperationalError as error:
+        raise _operational(error) from error
+
+
+def _operational(error: OperationalError) -> StoreError:
+    text = str(error.orig)
+    if "locked" in text or "busy" in text:
+        return StoreError(
+            "the database is busy: another infracards process has been writing for more than "
+            f"{BUSY_TIMEOUT_MS // 1000} s; nothing was changed, try again"
+        )
+    if "disk is full" in text or "database or disk is full" in text:
+        return StoreError("the disk is full; nothing was changed: free some space and try again")
+    if "readonly" in text or "read-only" in text:
+        return StoreError(
+            "the database is read-only; nothing was changed: check the folder's permissions"
+        )
+    return StoreError(f"database error: {text}; nothing was changed")
+
+
+def _begin(connection: Connection) -> None:
+    mode = "IMMEDIATE" if connection.get_execution_options().get("infracards_write") else "DEFERRED"
+    connection.exec_driver_sql(f"BEGIN {mode}")
 
 
 def _configure_connection(connection: sqlite3.Connection, _record: Any) -> None:
+    # SQLAlchemy's "begin" event issues BEGIN itself, so it can ask for the write lock up front.
+    connection.isolation_level = None
     cursor = connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
@@ -108,8 +146,7 @@ def _upgrade(path: Path, revision: str | None) -> None:
             "upgrade infracards (pip install -U infracards) to open it"
         )
     backup = backup_database(path, label=f"schema-{revision}") if revision is not None else None
-    engine = create_engine(f"sqlite:///{path}")
-    event.listen(engine, "connect", _configure_connection)
+    engine = _engine(path)
     try:
         migrate(engine, config)
     except Exception as error:

@@ -83,7 +83,7 @@ class ReviewScreen(Screen[None]):
     def on_mount(self) -> None:
         self.prefs = prefs = self.context.prefs()
         today = self.today()
-        with transaction(self.context.engine) as session:
+        with transaction(self.context.engine, write=True) as session:
             self.queue = build_queue(session, deck_id=self.deck_id, today=today, prefs=prefs)
             self.session_id = start_session(session, now=self.started_at, study_day=today)
         self.query_one(ProgressBar).update(total=self.queue.remaining, progress=0)
@@ -215,7 +215,7 @@ class ReviewScreen(Screen[None]):
         self.finish()
 
     def finish(self) -> None:
-        with transaction(self.context.engine) as session:
+        with transaction(self.context.engine, write=True) as session:
             if self.session_id is not None:
                 end_session(session, session_id=self.session_id, now=self.context.clock())
         if not self.history:
