@@ -125,3 +125,71 @@ async def test_review_with_nothing_due_returns_home(app: InfracardsApp, engine: 
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
         assert isinstance(app.screen, HomeScreen)
+
+
+async def test_a_full_disk_keeps_the_card_and_loses_nothing(
+    app: InfracardsApp, engine: Engine, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    from sqlalchemy import event
+    from sqlalchemy.exc import OperationalError
+
+    notices: list[str] = []
+    monkeypatch.setattr(app, "notify", lambda message, **_: notices.append(str(message)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r", "space")
+        with engine.connect() as connection:
+            pages = connection.exec_driver_sql("PRAGMA page_count").scalar()
+        # Simulate a full disk: SQLite may not grow the file, and what free space is left is used up.
+        event.listen(
+            engine, "connect", lambda db, _: db.execute(f"PRAGMA max_page_count = {pages}")
+        )
+        engine.dispose()
+        with engine.connect() as connection:  # fill the review table's pages (card 4 is q04)
+            for index in range(10_000):
+                try:
+                    connection.exec_driver_sql(
+                        "INSERT INTO review (card, reviewed_at, study_day, grade, drill, duration_ms,"
+                        " easiness_centi_before, repetitions_before, interval_before,"
+                        " easiness_centi_after, repetitions_after, interval_after)"
+                        f" VALUES (4, '2020-01-01 00:00:{index % 60:02d}', '2020-01-01', 5, 1, {index}, 250, 0, 0, 250, 0, 0)"
+                    )
+                    connection.commit()
+                except OperationalError:
+                    connection.rollback()
+                    break
+        before = snapshot_rows(engine)
+        await pilot.press("4")
+        assert notices and "disk is full" in notices[-1]
+        assert shown_card_id(app) == "q01" and app.screen.revealed  # the grade can be given again
+        assert snapshot_rows(engine) == before
+
+
+def snapshot_rows(engine: Engine) -> list[tuple[object, ...]]:
+    with engine.connect() as connection:
+        return [
+            *connection.exec_driver_sql("SELECT * FROM review").all(),
+            *connection.exec_driver_sql("SELECT * FROM cardstate").all(),
+        ]
+
+
+async def test_markup_in_deck_text_is_shown_literally(engine: Engine, tmp_path, context) -> None:  # type: ignore[no-untyped-def]
+    from infracards.library import add_deck
+    from infracards.tui.screens.card import CardScreen
+
+    deck = tmp_path / "markup.yaml"
+    deck.write_text(
+        "format: infracards-deck/v1\nid: markup\ntitle: '[b]T[/b]'\nversion: 1\nlanguage: en\ncards:\n"
+        "  - id: m1\n    prompt: '[bold red]red?[/bold red] [link=https://x.invalid]link[/link]'\n"
+        "    answer: '[blink]a[/blink] and **bold**'\n",
+        encoding="utf-8",
+    )
+    add_deck(engine, deck)
+    app = InfracardsApp(context)
+    async with app.run_test(size=SIZE) as pilot:
+        with transaction(engine) as session:
+            [card] = find_card(session, card_id="m1")
+        await app.push_screen(CardScreen(context, card_pk=card.pk))
+        await pilot.pause()
+        prompt = str(app.screen.query_one("#card-prompt", Static).render())
+        assert "[bold red]red?[/bold red] [link=https://x.invalid]link[/link]" in prompt
+        assert "[blink]a[/blink] and bold" in answer_on_screen(app)

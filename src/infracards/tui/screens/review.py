@@ -13,6 +13,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static
 
+from infracards.errors import InfracardsError
 from infracards.scheduler import StudyQueue, study_day
 from infracards.store.db import transaction
 from infracards.store.queries import (
@@ -185,16 +186,21 @@ class ReviewScreen(Screen[None]):
         if self.card is None or not self.revealed:
             return
         duration_ms = int((time.monotonic() - self.shown_at) * 1000)
-        graded = grade_card(
-            self.context.engine,
-            card=self.card,
-            quality=quality,
-            drill=self.queue.current_is_drill,
-            now=self.context.clock(),
-            today=self.today(),
-            duration_ms=duration_ms,
-            session_id=self.session_id,
-        )
+        try:
+            graded = grade_card(
+                self.context.engine,
+                card=self.card,
+                quality=quality,
+                drill=self.queue.current_is_drill,
+                now=self.context.clock(),
+                today=self.today(),
+                duration_ms=duration_ms,
+                session_id=self.session_id,
+            )
+        except InfracardsError as error:
+            # Nothing was written: the card stays on screen so the grade can be given again.
+            self.notify(f"Grade not saved: {error}", severity="error", timeout=10)
+            return
         self.history.append(
             _Step(graded=graded, queue=self.queue, card=self.card, duration_ms=duration_ms)
         )
@@ -204,8 +210,13 @@ class ReviewScreen(Screen[None]):
     def action_undo(self) -> None:
         if not self.history:
             return
-        step = self.history.pop()
-        undo_grade(self.context.engine, graded=step.graded)
+        step = self.history[-1]
+        try:
+            undo_grade(self.context.engine, graded=step.graded)
+        except InfracardsError as error:
+            self.notify(f"Undo failed, the grade stays: {error}", severity="error", timeout=10)
+            return
+        self.history.pop()
         self.queue = step.queue
         self.show_current()
         self.notify(f"Undid grade {step.graded.quality} on {step.card.card_id}", timeout=2)
