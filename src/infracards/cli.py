@@ -52,6 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("infracards: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader (`| head`) went away: that is not an error. Silence the final flush too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -101,6 +105,13 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("key", nargs="?", choices=sorted(PREF_KEYS.values()), metavar="KEY")
     config.add_argument("value", nargs="?", metavar="VALUE")
     config.set_defaults(handler=run_config)
+
+    stats = commands.add_parser(
+        "stats", help="review calendar, streaks, 30-day forecast, retention and EF per topic"
+    )
+    stats.add_argument("--json", action="store_true", help="print one JSON object")
+    stats.add_argument("--deck", help="only this deck (default: all decks)")
+    stats.set_defaults(handler=run_stats)
 
     export = commands.add_parser(
         "export",
@@ -210,6 +221,23 @@ def read_key(args: argparse.Namespace) -> str:
     import getpass
 
     return getpass.getpass("Card key (卡密): ")
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    from infracards.store.stats import compute_stats, stats_document, stats_report
+
+    engine = open_home()
+    with transaction(engine) as session:
+        if args.deck is not None and args.deck not in deck_ids(session):
+            raise InfracardsError(f"no deck {args.deck!r} is loaded; see `infracards deck list`")
+        stats = compute_stats(
+            session, today=study_day_now(session, now=local_now()), deck_id=args.deck
+        )
+    if args.json:
+        print(json.dumps(stats_document(stats), ensure_ascii=False, indent=2))
+    else:
+        print(stats_report(stats))
+    return 0
 
 
 def run_export(args: argparse.Namespace) -> int:

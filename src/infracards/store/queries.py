@@ -543,3 +543,50 @@ def sealed_decks(session: Session) -> list[str]:
     return list(
         session.exec(select(Deck.id).where(col(Deck.lock_header).is_not(None)).order_by(Deck.id))
     )
+
+
+@dataclass(frozen=True, slots=True)
+class WeakCard:
+    """A reviewed card that keeps slipping: low EF and lapses (grades below 3)."""
+
+    deck_id: str
+    card_id: str
+    prompt: str
+    easiness: Decimal
+    lapses: int
+    due: date | None
+
+
+def weakest_cards(
+    session: Session, *, deck_id: str | None = None, limit: int = 10
+) -> list[WeakCard]:
+    """Reviewed cards by lowest EF, then most lapses (one grouped query)."""
+    lapses = (
+        select(Review.card, func.count().label("n"))
+        .where(Review.drill == False, Review.grade < 3)  # noqa: E712
+        .group_by(Review.card)
+        .subquery()
+    )
+    query = (
+        select(Card, CardState, func.coalesce(lapses.c.n, 0).label("lapses"))
+        .join(CardState, col(CardState.card) == Card.id)
+        .outerjoin(lapses, lapses.c.card == Card.id)
+        .where(col(CardState.due).is_not(None), Card.retired == False)  # noqa: E712
+        .order_by(
+            col(CardState.easiness_centi), func.coalesce(lapses.c.n, 0).desc(), col(Card.position)
+        )
+        .limit(limit)
+    )
+    if deck_id is not None:
+        query = query.where(Card.deck_id == deck_id)
+    return [
+        WeakCard(
+            deck_id=card.deck_id,
+            card_id=card.card_id,
+            prompt=card.prompt,
+            easiness=Decimal(state.easiness_centi) / 100,
+            lapses=count,
+            due=state.due,
+        )
+        for card, state, count in session.exec(query)
+    ]

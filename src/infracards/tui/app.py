@@ -48,6 +48,9 @@ class InfracardsApp(App[None]):
         )
         yield SystemCommand("Browse", "Search and read every card", self.action_browse)
         yield SystemCommand(
+            "Statistics", "Review calendar, streaks, forecast, retention", self.action_stats
+        )
+        yield SystemCommand(
             "Unlock answers", "Enter a card key (卡密) to open sealed answers", self.action_unlock
         )
 
@@ -64,6 +67,11 @@ class InfracardsApp(App[None]):
 
     def action_browse(self) -> None:
         self.push_screen(BrowseScreen(self.context))
+
+    def action_stats(self) -> None:
+        from infracards.tui.screens.stats import StatsScreen  # charts are needed only here
+
+        self.push_screen(StatsScreen(self.context))
 
     def action_unlock(self) -> None:
         self.post_message(UnlockRequested(self._selected_deck() or DEFAULT_DECK))

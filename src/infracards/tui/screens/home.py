@@ -19,6 +19,7 @@ class HomeScreen(Screen[None]):
     BINDINGS = [
         Binding("r", "app.review", "Review", id="review"),
         Binding("b", "app.browse", "Browse", id="browse"),
+        Binding("s", "app.stats", "Stats", id="stats"),
         Binding("k", "unlock", "Unlock", id="unlock"),
         Binding("q", "app.quit", "Quit", id="quit"),
     ]

@@ -68,7 +68,10 @@ class SessionSummary:
 class SummaryScreen(Screen[None]):
     """Shown when a session ends or is left early."""
 
-    BINDINGS = [Binding("enter,escape,q", "close", "Back to decks", id="close")]
+    BINDINGS = [
+        Binding("enter,escape,q", "close", "Back to decks", id="close"),
+        Binding("s", "stats", "Statistics", id="stats"),
+    ]
 
     def __init__(self, summary: SessionSummary) -> None:
         super().__init__()
@@ -84,3 +87,8 @@ class SummaryScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.dismiss()
+
+    def action_stats(self) -> None:
+        """Close the summary and open the statistics it is part of."""
+        self.dismiss()
+        self.app.run_action("app.stats")

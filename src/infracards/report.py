@@ -1,0 +1,68 @@
+"""The Markdown progress report (`infracards export --format md`): what to study next.
+
+Built from aggregates only (statistics and a grouped query for the weakest cards); it holds
+prompts, never answers.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import IO
+
+from sqlmodel import Session
+
+from infracards.store.queries import weakest_cards
+from infracards.store.stats import compute_stats
+
+
+def _row(*cells: object) -> str:
+    return "| " + " | ".join(map(str, cells)) + " |\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def write_report(
+    session: Session, out: IO[str], *, today: date, deck_id: str | None = None
+) -> None:
+    stats = compute_stats(session, today=today, deck_id=deck_id)
+    totals = stats.totals
+    scope = f"deck {deck_id}" if deck_id else "all decks"
+    out.write(f"# infracards progress, {today.isoformat()} ({scope})\n\n")
+    reviewed = sum(count for _, count in stats.heatmap)
+    out.write(
+        f"- Cards: {totals.cards}, reviewed at least once: {totals.reviewed_cards}\n"
+        f"- Reviews in the last year: {reviewed}\n"
+        f"- Streak: {stats.current_streak} days now, longest {stats.longest_streak} days\n"
+        f"- Average EF: {totals.average_ef if totals.average_ef is not None else '—'}\n\n"
+    )
+    out.write("## Mastery per topic\n\n")
+    out.write(
+        _row("Topic", "Cards", "Reviewed", "Retention", "Avg EF") + _row("---", *["---:"] * 4)
+    )
+    for tag in stats.by_tag:
+        retention = f"{tag.passed / tag.reviews:.0%}" if tag.reviews else "—"
+        ef = tag.average_ef if tag.average_ef is not None else "—"
+        out.write(_row(_cell(tag.tag), tag.cards, tag.reviewed_cards, retention, ef))
+    out.write("\n## Weakest cards\n\n")
+    weak = weakest_cards(session, deck_id=deck_id)
+    if not weak:
+        out.write("No card has been reviewed yet.\n")
+    else:
+        out.write(
+            _row("Card", "Prompt", "EF", "Lapses", "Due")
+            + _row("---", "---", "---:", "---:", "---")
+        )
+        for card in weak:
+            due = card.due.isoformat() if card.due else "—"
+            out.write(
+                _row(card.card_id, _cell(card.prompt), f"{card.easiness:.2f}", card.lapses, due)
+            )
+    out.write("\n## Upcoming reviews (next 30 days)\n\n")
+    upcoming = [(day, count) for day, count in stats.forecast if count]
+    if not upcoming:
+        out.write("Nothing scheduled.\n")
+    for day, count in upcoming:
+        label = "today (incl. overdue)" if day == today else day.isoformat()
+        out.write(f"- {label}: {count}\n")
