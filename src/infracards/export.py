@@ -13,7 +13,6 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from decimal import Decimal
 from typing import IO, Any
 
 from sqlalchemy import insert, update
@@ -52,101 +51,86 @@ def _timestamp(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
+def _stored_time(text: str | None) -> str | None:
+    """A UTC time as SQLite holds it ("2025-01-06 10:00:00.123456") in ISO form with a Z."""
+    return text.replace(" ", "T") + "Z" if text else None
+
+
 def _ef(centi: int) -> str:
-    return f"{Decimal(centi) / 100:.2f}"
+    return f"{centi // 100}.{centi % 100:02d}"
 
 
 def _day(value: date | None) -> str | None:
     return value.isoformat() if value else None
 
 
-_REVIEW_COLUMNS = (
-    Card.deck_id,
-    Card.card_id,
-    Review.reviewed_at,
-    Review.study_day,
-    Review.grade,
-    Review.drill,
-    Review.duration_ms,
-    Review.easiness_centi_before,
-    Review.repetitions_before,
-    Review.interval_before,
-    Review.due_before,
-    Review.easiness_centi_after,
-    Review.repetitions_after,
-    Review.interval_after,
-    Review.due_after,
-)
+# Exports read plain SQL rows: values stay the strings and integers SQLite holds, skipping
+# the ORM and type decorators that tripled the time of a 1M-review export.
+_REVIEWS_SQL = """
+SELECT c.deck_id, c.card_id, r.reviewed_at, r.study_day, r.grade, r.drill, r.duration_ms,
+       r.easiness_centi_before, r.repetitions_before, r.interval_before, r.due_before,
+       r.easiness_centi_after, r.repetitions_after, r.interval_after, r.due_after
+FROM review r JOIN card c ON c.id = r.card
+WHERE (:deck IS NULL OR c.deck_id = :deck) AND (:since IS NULL OR r.study_day >= :since)
+ORDER BY c.deck_id, r.reviewed_at, r.id
+"""
+_CARDS_SQL = """
+SELECT c.card_id, c.prompt, c.tags, c.answer IS NULL, c.retired,
+       s.easiness_centi, s.repetitions, s.interval, s.due, s.last_review_at
+FROM card c JOIN cardstate s ON s.card = c.id
+WHERE c.deck_id = :deck ORDER BY c.position, c.id
+"""
 
 
 def _review_rows(session: Session, *, deck_id: str | None, since: date | None) -> Iterator[Any]:
-    """Plain rows (no ORM objects) in deck and time order, fetched CHUNK at a time."""
-    query = (
-        select(*_REVIEW_COLUMNS)
-        .join(Card, col(Card.id) == Review.card)
-        .order_by(col(Card.deck_id), col(Review.reviewed_at), col(Review.id))
-    )
-    if deck_id is not None:
-        query = query.where(Card.deck_id == deck_id)
-    if since is not None:
-        query = query.where(Review.study_day >= since)
-    yield from session.execute(query.execution_options(yield_per=CHUNK))
+    """Review rows in deck and time order, streamed from the cursor (memory stays flat)."""
+    params = {"deck": deck_id, "since": _day(since)}
+    yield from session.connection().exec_driver_sql(_REVIEWS_SQL, params)
 
 
-def _state(row: Any, when: str) -> dict[str, Any]:
-    return {
-        "easiness": _ef(getattr(row, f"easiness_centi_{when}")),
-        "repetitions": getattr(row, f"repetitions_{when}"),
-        "interval": getattr(row, f"interval_{when}"),
-        "due": _day(getattr(row, f"due_{when}")),
-    }
+def _state(row: Any, offset: int) -> dict[str, Any]:
+    easiness, repetitions, interval, due = row[offset : offset + 4]
+    return {"easiness": _ef(easiness), "repetitions": repetitions, "interval": interval, "due": due}
 
 
 def review_entry(row: Any) -> dict[str, Any]:
     return {
-        "card_id": row.card_id,
-        "reviewed_at": _timestamp(row.reviewed_at),
-        "study_day": row.study_day.isoformat(),
-        "grade": row.grade,
-        "drill": row.drill,
-        "duration_ms": row.duration_ms,
-        "before": _state(row, "before"),
-        "after": _state(row, "after"),
+        "card_id": row[1],
+        "reviewed_at": _stored_time(row[2]),
+        "study_day": row[3],
+        "grade": row[4],
+        "drill": bool(row[5]),
+        "duration_ms": row[6],
+        "before": _state(row, 7),
+        "after": _state(row, 11),
     }
 
 
-def _decks(session: Session, deck_id: str | None) -> list[Deck]:
-    query = select(Deck).order_by(col(Deck.id))
+def _decks(session: Session, deck_id: str | None) -> list[tuple[str, str, int]]:
+    query = select(Deck.id, Deck.title, Deck.version).order_by(col(Deck.id))
     if deck_id is not None:
         query = query.where(Deck.id == deck_id)
-    decks = list(session.exec(query))
+    decks = [(row[0], row[1], row[2]) for row in session.exec(query)]
     if deck_id is not None and not decks:
         raise InfracardsError(f"no deck {deck_id!r} is loaded; see `infracards deck list`")
     return decks
 
 
 def _card_entries(session: Session, deck_id: str) -> Iterator[dict[str, Any]]:
-    query = (
-        select(Card, CardState)
-        .join(CardState, col(CardState.card) == Card.id)
-        .where(Card.deck_id == deck_id)
-        .order_by(col(Card.position), col(Card.id))
-    )
-    for card, state in session.exec(query):
+    rows = session.connection().exec_driver_sql(_CARDS_SQL, {"deck": deck_id})
+    for card_id, prompt, tags, locked, retired, easiness, repetitions, interval, due, last in rows:
         yield {
-            "card_id": card.card_id,
-            "prompt": card.prompt,
-            "tags": card.tags.split(),
-            "locked": card.answer is None,
-            "retired": card.retired,
+            "card_id": card_id,
+            "prompt": prompt,
+            "tags": tags.split(),
+            "locked": bool(locked),
+            "retired": bool(retired),
             "state": {
-                "easiness": _ef(state.easiness_centi),
-                "repetitions": state.repetitions,
-                "interval": state.interval,
-                "due": _day(state.due),
-                "last_review_at": _timestamp(state.last_review_at)
-                if state.last_review_at
-                else None,
+                "easiness": _ef(easiness),
+                "repetitions": repetitions,
+                "interval": interval,
+                "due": due,
+                "last_review_at": _stored_time(last),
             },
         }
 
@@ -160,7 +144,7 @@ def write_json(
     since: date | None = None,
 ) -> None:
     """Write the full progress document, streaming the review log."""
-    dumps = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+    dumps = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
     header = {
         "format": PROGRESS_FORMAT,
         "app_version": __version__,
@@ -170,14 +154,14 @@ def write_json(
     out.write(dumps(header)[:-1] + ', "decks": [')
     reviews = _review_rows(session, deck_id=deck_id, since=since)
     pending = next(reviews, None)
-    for index, deck in enumerate(_decks(session, deck_id)):
-        meta = {"id": deck.id, "title": deck.title, "version": deck.version}
+    for index, (deck, title, version) in enumerate(_decks(session, deck_id)):
+        meta = {"id": deck, "title": title, "version": version}
         out.write(("," if index else "") + "\n" + dumps(meta)[:-1] + ', "cards": [')
-        for number, card in enumerate(_card_entries(session, deck.id)):
+        for number, card in enumerate(_card_entries(session, deck)):
             out.write(("," if number else "") + "\n  " + dumps(card))
         out.write('], "reviews": [')
         count = 0
-        while pending is not None and pending.deck_id == deck.id:
+        while pending is not None and pending[0] == deck:
             out.write(("," if count else "") + "\n  " + dumps(review_entry(pending)))
             count += 1
             pending = next(reviews, None)
@@ -193,23 +177,24 @@ def write_csv(
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in _review_rows(session, deck_id=deck_id, since=since):
+        deck, card_id, at, day, grade, drill, duration = row[:7]
         writer.writerow(
             (
-                row.deck_id,
-                row.card_id,
-                _timestamp(row.reviewed_at),
-                row.study_day.isoformat(),
-                row.grade,
-                "yes" if row.drill else "no",
-                row.duration_ms,
-                _ef(row.easiness_centi_before),
-                _ef(row.easiness_centi_after),
-                row.repetitions_before,
-                row.repetitions_after,
-                row.interval_before,
-                row.interval_after,
-                _day(row.due_before) or "",
-                _day(row.due_after) or "",
+                deck,
+                card_id,
+                _stored_time(at),
+                day,
+                grade,
+                "yes" if drill else "no",
+                duration,
+                _ef(row[7]),
+                _ef(row[11]),
+                row[8],
+                row[12],
+                row[9],
+                row[13],
+                row[10] or "",
+                row[14] or "",
             )
         )
 
