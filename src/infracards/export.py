@@ -21,8 +21,8 @@ from sqlmodel import Session, col, select
 from infracards import __version__
 from infracards.errors import InfracardsError, ProgressError
 from infracards.scheduler import SM2State, replay
-from infracards.store.models import Card, CardState, Deck, Review
-from infracards.store.queries import to_centi
+from infracards.store.models import Card, Deck, Review
+from infracards.store.queries import set_card_state, to_centi
 
 PROGRESS_FORMAT = "infracards-progress/v1"
 CHUNK = 5000
@@ -365,15 +365,6 @@ def replay_card(session: Session, *, card_pk: int) -> SM2State:
             )
         )
         state, due = step.after, step.due_after
-    session.execute(
-        update(CardState)
-        .where(col(CardState.card) == card_pk)
-        .values(
-            easiness_centi=to_centi(state.easiness),
-            repetitions=state.repetitions,
-            interval=state.interval,
-            due=due,
-            last_review_at=rows[-1].reviewed_at if rows else None,
-        )
-    )
+    last = rows[-1].reviewed_at if rows else None
+    set_card_state(session, card_pk=card_pk, state=state, due=due, last_review_at=last)
     return state

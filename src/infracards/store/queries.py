@@ -444,20 +444,34 @@ def record_review(
     )
     session.add(review)
     if not drill:
-        session.execute(
-            update(CardState)
-            .where(col(CardState.card) == card_pk)
-            .values(
-                easiness_centi=to_centi(after.easiness),
-                repetitions=after.repetitions,
-                interval=after.interval,
-                due=due_after,
-                last_review_at=reviewed_at,
-            )
+        set_card_state(
+            session, card_pk=card_pk, state=after, due=due_after, last_review_at=reviewed_at
         )
     session.flush()
     assert review.id is not None
     return review.id
+
+
+def set_card_state(
+    session: Session,
+    *,
+    card_pk: int,
+    state: SM2State,
+    due: date | None,
+    last_review_at: datetime | None,
+) -> None:
+    """Store a card's SM-2 state (after a grade, an undo, or a replay of its log)."""
+    session.execute(
+        update(CardState)
+        .where(col(CardState.card) == card_pk)
+        .values(
+            easiness_centi=to_centi(state.easiness),
+            repetitions=state.repetitions,
+            interval=state.interval,
+            due=due,
+            last_review_at=last_review_at,
+        )
+    )
 
 
 def undo_review(session: Session, *, review_id: int) -> int:
@@ -472,16 +486,13 @@ def undo_review(session: Session, *, review_id: int) -> int:
                 Review.card == card_pk, Review.id != review_id
             )
         ).first()
-        session.execute(
-            update(CardState)
-            .where(col(CardState.card) == card_pk)
-            .values(
-                easiness_centi=review.easiness_centi_before,
-                repetitions=review.repetitions_before,
-                interval=review.interval_before,
-                due=review.due_before,
-                last_review_at=previous,
-            )
+        before = SM2State(
+            easiness=Decimal(review.easiness_centi_before) / 100,
+            repetitions=review.repetitions_before,
+            interval=review.interval_before,
+        )
+        set_card_state(
+            session, card_pk=card_pk, state=before, due=review.due_before, last_review_at=previous
         )
     session.delete(review)
     session.flush()
