@@ -85,3 +85,99 @@ def test_backup_is_a_consistent_copy_next_to_the_database(home: Path) -> None:
     assert backup.parent == home and backup.name.startswith("infracards.db.bak-schema-0001-")
     with sqlite3.connect(backup) as connection:
         assert connection.execute("SELECT value FROM setting").fetchall() == [("5",)]
+
+
+def columns(connection: sqlite3.Connection, table: str) -> list[str]:
+    return [row[1] for row in connection.execute(f"PRAGMA table_info({table})")]
+
+
+def older_revisions() -> list[str]:
+    scripts = ScriptDirectory.from_config(alembic_config())
+    return [
+        script.revision for script in scripts.walk_revisions() if script.revision != SCHEMA_HEAD
+    ]
+
+
+@pytest.mark.parametrize("revision", older_revisions())
+def test_a_database_from_each_older_revision_upgrades_with_every_review_intact(
+    revision: str,
+    home: Path,
+    engine,
+    today,
+    now,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    from datetime import timedelta
+
+    from infracards.store.db import transaction
+    from infracards.store.queries import find_card, start_session
+    from infracards.study import grade_card
+
+    # Realistic data written by today's app: sessions, grades, drills, several days.
+    with transaction(engine, write=True) as session:
+        session_id = start_session(session, now=now, study_day=today, deck_id="sample")
+    for offset, (card_id, quality) in enumerate(
+        [("q01", 4), ("q02", 1), ("q02", 4), ("q03", 5), ("q01", 5)]
+    ):
+        with transaction(engine) as session:
+            [card] = find_card(session, card_id=card_id, deck_id="sample")
+        grade_card(
+            engine,
+            card=card,
+            quality=quality,
+            drill=offset == 2,
+            now=now + timedelta(minutes=offset),
+            today=today + timedelta(days=offset // 3),
+            duration_ms=900,
+            session_id=session_id,
+        )
+    engine.dispose()
+    current = database_path(home)
+
+    # The same rows in a database created at the older revision (columns it did not have yet are dropped).
+    old_home = tmp_path / "old-home"
+    old_home.mkdir()
+    old = database_path(old_home)
+    config = alembic_config()
+    old_engine = create_engine(f"sqlite:///{old}")
+    with old_engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)
+    old_engine.dispose()
+    with sqlite3.connect(old) as target, sqlite3.connect(current) as source:
+        for table in ("deck", "card", "cardstate", "session", "review", "setting"):
+            names = [c for c in columns(target, table) if c in columns(source, table)]
+            rows = source.execute(f"SELECT {', '.join(names)} FROM {table}").fetchall()
+            target.executemany(
+                f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+                rows,
+            )
+        reviews_before = target.execute("SELECT * FROM review ORDER BY id").fetchall()
+        assert len(reviews_before) == 5 and all(row[2] == session_id for row in reviews_before)
+
+    upgraded = open_store(old_home)  # backs up, then migrates to head
+    [backup] = old_home.glob(f"infracards.db.bak-schema-{revision}-*")
+    with sqlite3.connect(backup) as copy:
+        assert copy.execute("SELECT * FROM review ORDER BY id").fetchall() == reviews_before
+    with sqlite3.connect(old) as db:
+        assert (
+            db.execute("SELECT * FROM review ORDER BY id").fetchall() == reviews_before
+        )  # session refs kept
+        assert db.execute("SELECT version_num FROM alembic_version").fetchone() == (SCHEMA_HEAD,)
+        assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+    with upgraded.begin() as connection:
+        config.attributes["connection"] = connection
+        command.check(config)
+    # And the app works on it: one more grade lands.
+    with transaction(upgraded) as session:
+        [card] = find_card(session, card_id="q04", deck_id="sample")
+    grade_card(
+        upgraded,
+        card=card,
+        quality=3,
+        drill=False,
+        now=now,
+        today=today,
+        duration_ms=1,
+        session_id=None,
+    )

@@ -16,7 +16,7 @@ from sqlmodel import Session
 from infracards.errors import StoreError
 from infracards.paths import database_path, migrations_dir
 
-SCHEMA_HEAD = "0001"
+SCHEMA_HEAD = "0002"
 """The newest Alembic revision this app knows (a test keeps it equal to the scripts' head)."""
 BUSY_TIMEOUT_MS = 5000
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -32,11 +32,17 @@ def open_store(home: Path) -> Engine:
     return _engine(path)
 
 
-def _engine(path: Path) -> Engine:
+def _engine(path: Path, *, foreign_keys: bool = True) -> Engine:
     engine = create_engine(f"sqlite:///{path}")
     event.listen(engine, "connect", _configure_connection)
+    if foreign_keys:
+        event.listen(engine, "connect", _enable_foreign_keys)
     event.listen(engine, "begin", _begin)
     return engine
+
+
+def _enable_foreign_keys(connection: sqlite3.Connection, _record: Any) -> None:
+    connection.execute("PRAGMA foreign_keys=ON")
 
 
 @contextmanager
@@ -80,7 +86,6 @@ def _configure_connection(connection: sqlite3.Connection, _record: Any) -> None:
     # SQLAlchemy's "begin" event issues BEGIN itself, so it can ask for the write lock up front.
     connection.isolation_level = None
     cursor = connection.cursor()
-    cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA journal_mode=WAL")
     # FULL: a grade acknowledged on screen survives a power cut, not only a crash.
@@ -146,9 +151,15 @@ def _upgrade(path: Path, revision: str | None) -> None:
             "upgrade infracards (pip install -U infracards) to open it"
         )
     backup = backup_database(path, label=f"schema-{revision}") if revision is not None else None
-    engine = _engine(path)
+    # Foreign keys off while migrating: batch mode rebuilds tables, and dropping a table
+    # with them on would fire ON DELETE actions on the rows that point at it.
+    engine = _engine(path, foreign_keys=False)
     try:
         migrate(engine, config)
+        with engine.connect() as connection:
+            broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+        if broken:
+            raise StoreError(f"the upgraded schema has {len(broken)} dangling references")
     except Exception as error:
         where = f"; your data before the upgrade is in {backup}" if backup else ""
         raise StoreError(f"upgrading {path} failed ({error}){where}") from error

@@ -79,6 +79,8 @@ class StudySession(SQLModel, table=True):
     started_at: datetime
     ended_at: datetime | None = None
     study_day: date
+    deck_id: str | None = Field(default=None, foreign_key="deck.id", ondelete="SET NULL")
+    """The deck reviewed (schema 0002; sessions logged before it have none)."""
 
 
 class Review(SQLModel, table=True):

@@ -506,8 +506,8 @@ def next_due_dates(session: Session, *, card_pks: Sequence[int]) -> dict[int, da
     return dict(rows.all())
 
 
-def start_session(session: Session, *, now: datetime, study_day: date) -> int:
-    row = StudySession(started_at=now, study_day=study_day)
+def start_session(session: Session, *, now: datetime, study_day: date, deck_id: str) -> int:
+    row = StudySession(started_at=now, study_day=study_day, deck_id=deck_id)
     session.add(row)
     session.flush()
     assert row.id is not None

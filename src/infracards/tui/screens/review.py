@@ -86,7 +86,9 @@ class ReviewScreen(Screen[None]):
         today = self.today()
         with transaction(self.context.engine, write=True) as session:
             self.queue = build_queue(session, deck_id=self.deck_id, today=today, prefs=prefs)
-            self.session_id = start_session(session, now=self.started_at, study_day=today)
+            self.session_id = start_session(
+                session, now=self.started_at, study_day=today, deck_id=self.deck_id
+            )
         self.query_one(ProgressBar).update(total=self.queue.remaining, progress=0)
         self.show_current()
 
