@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import random
+import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -106,3 +108,82 @@ def test_any_typed_card_key_is_accepted_or_explained(typed: str) -> None:
         parse_license_key(typed)
     except InfracardsError as error:
         assert "card key" in str(error)
+
+
+CLI_WORDS = [
+    "status",
+    "show",
+    "deck",
+    "add",
+    "check",
+    "list",
+    "config",
+    "export",
+    "import",
+    "stats",
+    "unlock",
+    "lock",
+    "publish",
+    "seal",
+    "issue",
+    "revoke",
+    "secret",
+    "--json",
+    "--deck",
+    "--format",
+    "csv",
+    "md",
+    "json",
+    "-o",
+    "--since",
+    "2025-13-40",
+    "q01",
+    "q99",
+    "module03",
+    "new-per-day",
+    "-1",
+    "9999",
+    "rollover-hour",
+    "--status",
+    "--bom",
+    "/nonexistent",
+    "--help",
+    "中文",
+    "",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(CLI_WORDS), min_size=1, max_size=5).filter(
+        lambda argv: argv[0] != "review"
+    )
+)
+def test_any_command_line_ends_with_an_exit_code(argv: list[str]) -> None:
+    from infracards.cli import main
+
+    if argv[0] == "unlock" and len(argv) == 1:
+        argv = [*argv, "--status"]  # a bare unlock would prompt for the key
+    here = os.getcwd()
+    os.chdir(tempfile.mkdtemp())  # `export -o q01` and the like write into a scratch folder
+    try:
+        assert main(argv) in (0, 1, 2)
+    finally:
+        os.chdir(here)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300))
+def test_any_license_file_is_read_or_refused_with_a_message(tmp_path_factory, data: bytes) -> None:  # type: ignore[no-untyped-def]
+    from infracards.errors import LicenseError
+    from infracards.seal import license_path, load_license
+
+    home = tmp_path_factory.mktemp("home")
+    path = license_path(home)
+    path.write_bytes(data)
+    os.chmod(path, 0o600)
+    try:
+        load_license(home)
+    except LicenseError as error:
+        assert "license" in str(error).lower() or str(path) in str(error)
+    assert path.read_bytes() == data

@@ -123,7 +123,23 @@ def test_two_apps_grading_the_same_deck_at_once_lose_nothing(home: Path, tmp_pat
         )
         for seed in (1, 2)
     ]
-    time.sleep(4)
+    # Meanwhile the CLI reads and writes the same database: export streams in a read
+    # transaction, deck add writes; none may fail on a lock.
+    others = []
+    for argv in (["export", "-o", str(tmp_path / "p.json")], ["deck", "add", str(deck)], ["stats", "--json"]):
+        time.sleep(0.8)
+        others.append(
+            subprocess.run(
+                [sys.executable, "-m", "infracards", *argv],
+                capture_output=True,
+                text=True,
+                env={**os.environ, "INFRACARDS_HOME": str(home)},
+                timeout=60,
+            )
+        )
+    time.sleep(1.5)
+    for result in others:
+        assert result.returncode == 0, result.stderr
     confirmed: set[int] = set()
     for process in processes:
         process.send_signal(signal.SIGKILL)

@@ -181,3 +181,12 @@ def test_a_database_from_each_older_revision_upgrades_with_every_review_intact(
         duration_ms=1,
         session_id=None,
     )
+
+
+def test_a_damaged_database_names_the_backup_to_restore(home: Path) -> None:
+    open_store(home).dispose()
+    path = database_path(home)
+    backup = backup_database(path, label="schema-0001")
+    path.write_bytes(b"\x00" * 4096)
+    with pytest.raises(StoreError, match=f"restore the newest backup, {backup}"):
+        open_store(home)

@@ -133,9 +133,11 @@ def _current_revision(path: Path) -> str | None:
 
 
 def _damaged(path: Path, reason: str) -> StoreError:
+    backups = sorted(path.parent.glob(f"{path.name}.bak-*"))
+    restore = f"restore the newest backup, {backups[-1]}, or " if backups else ""
     return StoreError(
-        f"{path} cannot be used: {reason}. It was left untouched; move it aside "
-        "(or restore a backup such as infracards.db.bak-*) and start again"
+        f"{path} cannot be used: {reason}. It was left untouched; {restore}move it aside "
+        "and start again"
     )
 
 
