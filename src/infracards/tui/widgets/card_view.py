@@ -86,8 +86,8 @@ class CardView(VerticalScroll):
 
     @property
     def answer_width(self) -> int:
-        """Cells available to the answer (the view's width less padding and scrollbar)."""
-        return max(20, self.scrollable_content_region.width - 1)
+        """Cells available to the answer: the view less padding and its always-shown scrollbar."""
+        return max(20, self.scrollable_content_region.width)
 
     def show_card(self, *, card_id: str, topic: str, prompt: str, caption: str = "") -> None:
         """Show the question side; deck text is shown literally, never as markup."""
