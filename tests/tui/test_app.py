@@ -196,19 +196,20 @@ async def test_markup_in_deck_text_is_shown_literally(engine: Engine, tmp_path, 
 
 
 async def test_a_long_answer_fits_beside_its_scrollbar(engine: Engine, context) -> None:  # type: ignore[no-untyped-def]
-    """Answers are laid out before the scrollbar appears; no cell may end up under it."""
+    """Answers are laid out while the question (no scrollbar yet) is on screen; no cell may
+    end up under the scrollbar that the long answer brings."""
     from infracards.library import ensure_builtin_deck
-    from infracards.tui.screens.card import CardScreen
     from infracards.tui.widgets.card_view import CardView
 
     ensure_builtin_deck(engine)
-    app = InfracardsApp(context)
+    app = InfracardsApp(context, start_review="module03")
     async with app.run_test(size=SIZE) as pilot:
-        with transaction(engine) as session:
-            [card] = find_card(session, card_id="q01", deck_id="module03")
-        await app.push_screen(CardScreen(context, card_pk=card.pk))
+        await pilot.pause(0.2)
+        await app.workers.wait_for_complete()  # the answer was prepared ahead of the reveal
+        assert shown_card_id(app) == "q01"
+        await pilot.press("space")
         await pilot.pause()
         view = app.screen.query_one(CardView)
         strips = app.screen.query_one(AnswerLines).rendered.strips
-        assert len(strips) > 40  # long enough to scroll
+        assert len(strips) > 40 and view.show_vertical_scrollbar
         assert max(strip.cell_length for strip in strips) <= view.scrollable_content_region.width
