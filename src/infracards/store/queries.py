@@ -4,7 +4,6 @@ values (never live ORM rows), so no widget holds a session or triggers a lazy lo
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
@@ -497,13 +496,6 @@ def undo_review(session: Session, *, review_id: int) -> int:
     session.delete(review)
     session.flush()
     return card_pk
-
-
-def next_due_dates(session: Session, *, card_pks: Sequence[int]) -> dict[int, date | None]:
-    rows = session.exec(
-        select(CardState.card, CardState.due).where(col(CardState.card).in_(list(card_pks)))
-    )
-    return dict(rows.all())
 
 
 def start_session(session: Session, *, now: datetime, study_day: date, deck_id: str) -> int:
