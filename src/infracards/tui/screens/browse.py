@@ -67,9 +67,6 @@ class BrowseScreen(Screen[None]):
         self.query_one(Select).set_options((tag, tag) for tag in tags)
         self.query_one(DataTable).focus()
 
-    def on_screen_resume(self) -> None:
-        self.load_rows()
-
     def on_answers_opened(self, _message: AnswersOpened) -> None:
         self.apply_filters()
 

@@ -40,9 +40,6 @@ class CardScreen(Screen[None]):
         )
         self.call_after_refresh(self.show)  # the answer is laid out for the view's final width
 
-    def on_screen_resume(self) -> None:
-        self.show()
-
     def show(self) -> None:
         with transaction(self.context.engine) as session:
             card = load_card(session, pk=self.card_pk)

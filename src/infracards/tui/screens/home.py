@@ -38,9 +38,9 @@ class HomeScreen(Screen[None]):
         self.query_one(DataTable).add_columns(
             "Deck", "Cards", "New", "Due today", "Answers", "Reviewed today"
         )
-        self.refresh_decks()
 
     def on_screen_resume(self) -> None:
+        """Counts change after a review: reload each time this screen is shown (first too)."""
         self.refresh_decks()
 
     def on_data_table_row_selected(self, _event: DataTable.RowSelected) -> None:
