@@ -15,7 +15,9 @@ from infracards.cli import main
 from infracards.library import add_deck
 from infracards.paths import database_path
 from infracards.publish import create_secret, issue_keys, read_secret, seal_source
-from infracards.store.db import open_store
+from infracards.store.db import open_store, transaction
+from infracards.store.queries import find_card
+from infracards.study import Graded, grade_card
 
 SAMPLE_DECK = """\
 format: infracards-deck/v1
@@ -176,3 +178,30 @@ def snapshot(home: Path) -> dict[str, object]:
     with closing(sqlite3.connect(database_path(home))) as connection:
         files["rows"] = list(connection.iterdump())
     return files
+
+
+def grade_by_id(
+    engine: Engine,
+    card_id: str,
+    quality: int,
+    *,
+    now: datetime,
+    today: date,
+    drill: bool = False,
+    deck_id: str = "sample",
+    duration_ms: int = 1,
+    session_id: int | None = None,
+) -> Graded:
+    """Grade a card named by its card id, as the review screen does (real store, committed)."""
+    with transaction(engine) as session:
+        [card] = find_card(session, card_id=card_id, deck_id=deck_id)
+    return grade_card(
+        engine,
+        card=card,
+        quality=quality,
+        drill=drill,
+        now=now,
+        today=today,
+        duration_ms=duration_ms,
+        session_id=session_id,
+    )

@@ -13,7 +13,7 @@ from sqlalchemy import Engine
 from infracards.scheduler import study_day
 from infracards.store.db import transaction
 from infracards.store.queries import StudyPrefs, build_queue, card_history, find_card
-from infracards.study import grade_card
+from tests.conftest import grade_by_id
 
 NEW_YORK = ZoneInfo("America/New_York")
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -50,18 +50,7 @@ def test_study_days_never_run_backwards_within_a_zone(moment: datetime, rollover
 
 
 def grade(engine: Engine, card_id: str, quality: int, now: datetime) -> None:
-    with transaction(engine) as session:
-        [card] = find_card(session, card_id=card_id, deck_id="sample")
-    grade_card(
-        engine,
-        card=card,
-        quality=quality,
-        drill=False,
-        now=now,
-        today=study_day(now, rollover_hour=4),
-        duration_ms=1,
-        session_id=None,
-    )
+    grade_by_id(engine, card_id, quality, now=now, today=study_day(now, rollover_hour=4))
 
 
 def test_a_clock_moved_backwards_gives_no_negative_interval_and_no_card_twice(

@@ -17,7 +17,7 @@ from infracards.errors import ProgressError
 from infracards.export import import_document, parse_document, write_csv, write_json
 from infracards.store.db import open_store, transaction
 from infracards.store.queries import card_history, find_card
-from infracards.study import grade_card
+from tests.conftest import grade_by_id
 
 SCHEMA = json.loads(
     (Path(__file__).resolve().parents[1] / "schemas" / "progress-v1.schema.json").read_text()
@@ -27,18 +27,9 @@ SCHEMA = json.loads(
 def grade(
     engine: Engine, card_id: str, quality: int, *, day: date, minute: int = 0, drill: bool = False
 ) -> None:
-    with transaction(engine) as session:
-        [card] = find_card(session, card_id=card_id, deck_id="sample")
     moment = datetime(day.year, day.month, day.day, 9, minute).astimezone()
-    grade_card(
-        engine,
-        card=card,
-        quality=quality,
-        drill=drill,
-        now=moment,
-        today=day,
-        duration_ms=1500 + minute,
-        session_id=None,
+    grade_by_id(
+        engine, card_id, quality, now=moment, today=day, drill=drill, duration_ms=1500 + minute
     )
 
 

@@ -126,7 +126,11 @@ def test_two_apps_grading_the_same_deck_at_once_lose_nothing(home: Path, tmp_pat
     # Meanwhile the CLI reads and writes the same database: export streams in a read
     # transaction, deck add writes; none may fail on a lock.
     others = []
-    for argv in (["export", "-o", str(tmp_path / "p.json")], ["deck", "add", str(deck)], ["stats", "--json"]):
+    for argv in (
+        ["export", "-o", str(tmp_path / "p.json")],
+        ["deck", "add", str(deck)],
+        ["stats", "--json"],
+    ):
         time.sleep(0.8)
         others.append(
             subprocess.run(

@@ -112,6 +112,7 @@ def test_a_database_from_each_older_revision_upgrades_with_every_review_intact(
     from infracards.store.db import transaction
     from infracards.store.queries import find_card, start_session
     from infracards.study import grade_card
+    from tests.conftest import grade_by_id
 
     # Realistic data written by today's app: sessions, grades, drills, several days.
     with transaction(engine, write=True) as session:
@@ -119,12 +120,10 @@ def test_a_database_from_each_older_revision_upgrades_with_every_review_intact(
     for offset, (card_id, quality) in enumerate(
         [("q01", 4), ("q02", 1), ("q02", 4), ("q03", 5), ("q01", 5)]
     ):
-        with transaction(engine) as session:
-            [card] = find_card(session, card_id=card_id, deck_id="sample")
-        grade_card(
+        grade_by_id(
             engine,
-            card=card,
-            quality=quality,
+            card_id,
+            quality,
             drill=offset == 2,
             now=now + timedelta(minutes=offset),
             today=today + timedelta(days=offset // 3),

@@ -40,7 +40,7 @@ from infracards.store.stats import (
     stats_document,
     stats_report,
 )
-from infracards.study import grade_card
+from tests.conftest import grade_by_id
 
 OTHER_DECK = """\
 format: infracards-deck/v1
@@ -71,18 +71,17 @@ def grade(
     drill: bool = False,
     deck: str = "sample",
 ) -> None:
-    with transaction(engine) as session:
-        [card] = find_card(session, card_id=card_id, deck_id=deck)
     study_day = D(day)
-    grade_card(
+    noon = datetime(study_day.year, study_day.month, study_day.day, 10, tzinfo=UTC)
+    grade_by_id(
         engine,
-        card=card,
-        quality=quality,
-        drill=drill,
-        now=datetime(study_day.year, study_day.month, study_day.day, 10, tzinfo=UTC),
+        card_id,
+        quality,
+        now=noon,
         today=study_day,
+        drill=drill,
+        deck_id=deck,
         duration_ms=1000,
-        session_id=None,
     )
 
 

@@ -20,8 +20,8 @@ from infracards.store.queries import (
     find_card,
     load_card,
 )
-from infracards.study import grade_card, undo_grade
-from tests.conftest import SAMPLE_DECK
+from infracards.study import undo_grade
+from tests.conftest import SAMPLE_DECK, grade_by_id
 
 
 def card(engine: Engine, card_id: str, deck_id: str = "sample"):  # type: ignore[no-untyped-def]
@@ -33,15 +33,8 @@ def card(engine: Engine, card_id: str, deck_id: str = "sample"):  # type: ignore
 def grade(
     engine: Engine, card_id: str, quality: int, *, today: date, now: datetime, drill: bool = False
 ):  # type: ignore[no-untyped-def]
-    return grade_card(
-        engine,
-        card=card(engine, card_id),
-        quality=quality,
-        drill=drill,
-        now=now,
-        today=today,
-        duration_ms=1200,
-        session_id=None,
+    return grade_by_id(
+        engine, card_id, quality, now=now, today=today, drill=drill, duration_ms=1200
     )
 
 
