@@ -200,11 +200,10 @@ def open_home() -> Engine:
     return engine
 
 
-def launch_app(*, start_review: str | None) -> int:
+def launch_app(engine: Engine, *, start_review: str | None) -> int:
     from infracards.tui.app import InfracardsApp  # deferred: Textual is needed only here
     from infracards.tui.context import AppContext
 
-    engine = open_home()
     context = AppContext(engine=engine, answers=AnswerBook(), home=home(), clock=local_now)
     InfracardsApp(context, start_review=start_review).run()
     return 0
@@ -376,7 +375,7 @@ def run_publish_seal(args: argparse.Namespace) -> int:
 
 def run_app(args: argparse.Namespace) -> int:
     """Open the app on the home screen."""
-    return launch_app(start_review=None)
+    return launch_app(open_home(), start_review=None)
 
 
 def run_review(args: argparse.Namespace) -> int:
@@ -385,7 +384,7 @@ def run_review(args: argparse.Namespace) -> int:
     with transaction(engine) as session:
         if args.deck not in deck_ids(session):
             raise InfracardsError(f"no deck {args.deck!r} is loaded; see `infracards deck list`")
-    return launch_app(start_review=args.deck)
+    return launch_app(engine, start_review=args.deck)
 
 
 def run_status(args: argparse.Namespace) -> int:
