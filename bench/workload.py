@@ -50,6 +50,15 @@ _ANSWER = (
     "- 为什么 DualPipe 能把 bubble 进一步压缩？双向调度如何让 forward 与 backward 的计算和通信重叠？\n"
     "- NCCL 的 tree 与 ring 算法各适合什么消息大小？延迟项 α 与带宽项 β 如何取舍？\n"
     "- 如果某个 rank 慢 20%，整体 step time 会怎样变化？怎么定位 straggler？\n"
+    "- ZeRO-3 与 FSDP 的 prefetch 策略有什么差别？HSDP 为什么在节点内分片、节点间复制？\n\n"
+    "## 常见误区\n\n"
+    "把 All-Reduce 的通信量算成 (N-1)·S（那是朴素的 reduce + broadcast）；"
+    "忘记 PP 的 activation 需要按 in-flight micro-batch 数乘上去；"
+    "以为 TP 可以随意跨节点扩展——跨 IB 后每层四次 All-Reduce 会让 MFU 明显下降。"
+    "估算时先写出每个维度的公式，再代入 NVLink 900 GB/s、IB 400 Gb/s 这类数字做数量级检查，"
+    "最后说明哪些假设（overlap 比例、kernel 效率、负载均衡）会让实测偏离理论值。"
+    "面试中把公式、假设和数量级讲清楚，比背出一个数字更重要；"
+    "如果能补充一次真实 profiling 的经历（nsys 时间线上 NCCL kernel 与 GEMM 的重叠情况），会更有说服力。\n"
 )
 
 
@@ -59,12 +68,12 @@ def card_id(index: int) -> str:
 
 def prompt(index: int) -> str:
     """About 60 characters, unique per card."""
-    return f"{_PROMPT[:52]} #{index}"
+    return f"{_PROMPT[:54]} #{index}"
 
 
 def answer(index: int) -> str:
     """About 1.5k characters of Markdown with a Python code block."""
-    return f"{_ANSWER}\n（第 {index} 题）\n"
+    return f"{_ANSWER}\n（第 {index} 题，合成的基准数据，内容只为撑起真实的长度与格式。）\n"
 
 
 def tags(index: int) -> list[str]:
