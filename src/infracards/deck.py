@@ -1,9 +1,11 @@
 """Deck files: YAML format v1, a hardened loader, and validation with ``file:line`` errors.
 
-Decks may come from third parties, so the loader trusts nothing: it composes YAML nodes with the
-pure-Python ``SafeLoader`` machinery (the C loader segfaults on deep nesting), rejects anchors,
-aliases, explicit tags and duplicate keys, caps size and depth, resolves only strings and plain
-decimal integers, and then validates the node tree itself so every message can name its line.
+Decks may come from third parties, so the loader trusts nothing, and they may hold 100,000 cards,
+so it must be fast. It takes the event stream of libyaml's C parser (fast, and non-recursive) and
+composes it with its own bounded composer instead of PyYAML's recursive ones (the C composer
+segfaults on deep nesting; the pure-Python one is some 20× slower). The composer refuses anchors,
+aliases, explicit tags and duplicate keys, caps depth, and resolves only strings and plain decimal
+integers; the reader then checks the schema, naming the line of every problem.
 """
 
 from __future__ import annotations
@@ -12,24 +14,40 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.events import (
+    AliasEvent,
+    Event,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    StreamEndEvent,
+)
+
+try:
+    from yaml._yaml import CParser as _CParser
+except ImportError:  # PyYAML built without libyaml: same events, from its pure-Python parser
+    _CParser = None
 
 from infracards.errors import DeckError
 
 DECK_FORMAT = "infracards-deck/v1"
-MAX_DECK_BYTES = 4 << 20
-"""The sealed Module 03 deck (33 long answers, base64) is about 0.8 MiB; 4 MiB leaves room."""
+MAX_DECK_BYTES = 512 << 20
+"""100,000 cards with 1.5k-character Chinese answers take about 240 MB; twice that leaves room."""
+MAX_CARDS = 250_000
 MAX_DEPTH = 16
 MAX_TEXT_CHARS = 64 * 1024
 
-_STR = "tag:yaml.org,2002:str"
-_INT = "tag:yaml.org,2002:int"
+# Only plain decimal integers are numbers: `012` (octal in YAML 1.1) and `1e3` stay text.
+_PLAIN_INT = re.compile(r"0|[1-9][0-9]{0,17}")
+_CARD_FIELDS = {"id", "prompt", "tags", "key_points", "answer", "sealed"}
+_CARD_REQUIRED = {"id", "prompt"}
 _DECK_ID = re.compile(r"[a-z][a-z0-9-]{1,31}")
 _CARD_ID = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _TAG = re.compile(r"[a-z][a-z0-9-]{0,31}")
@@ -91,17 +109,24 @@ def read_deck_bytes(path: Path, *, max_bytes: int = MAX_DECK_BYTES) -> bytes:
     except OSError as error:
         raise DeckError(f"{path}: cannot open ({error.strerror})") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
             raise DeckError(f"{path}: not a regular file")
+        if status.st_size > max_bytes:
+            raise _too_large(path, max_bytes)
         with os.fdopen(fd, "rb", closefd=False) as handle:
             data = handle.read(max_bytes + 1)
     except OSError as error:
         raise DeckError(f"{path}: cannot read ({error.strerror})") from None
     finally:
         os.close(fd)
-    if len(data) > max_bytes:
-        raise DeckError(f"{path}: larger than the {max_bytes // 1024} KiB limit for a deck file")
+    if len(data) > max_bytes:  # it grew while we read it
+        raise _too_large(path, max_bytes)
     return data
+
+
+def _too_large(path: Path, max_bytes: int) -> DeckError:
+    return DeckError(f"{path}: larger than the {max_bytes >> 20} MiB limit for a deck file")
 
 
 def load_deck(path: Path | str, *, max_bytes: int = MAX_DECK_BYTES) -> Deck:
@@ -117,173 +142,243 @@ def parse_deck(data: bytes, *, path: Path) -> Deck:
     return _DeckReader(path).read(root, digest=file_digest(data))
 
 
-def compose_yaml(data: bytes, *, path: Path) -> Node:
-    """Compose untrusted YAML into a node tree, or raise ``DeckError`` with the line."""
+def compose_yaml(data: bytes, *, path: Path) -> Any:
+    """Compose untrusted YAML into plain values with line numbers, or raise ``DeckError``.
+
+    Mappings come back as ``_Mapping`` and sequences as ``_Sequence`` (which remember the line
+    of every key and item); scalars as ``str``, or ``int`` for a plain decimal integer.
+    """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise DeckError(f"{path}:1: the file is UTF-16; save it as UTF-8")
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise DeckError(f"{path}:{line}: invalid UTF-8 (byte {error.start})") from None
-    loader = None
-    try:
-        loader = _HardenedLoader(text, path)
-        node = loader.get_single_node()
+        return _Composer(path, _event_source(data)).document()
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark else 1
-        problem = error.problem or error.context
-        if problem == "but found another document":
-            problem = "only one YAML document is allowed in a deck file"
-        raise DeckError(f"{path}:{line}: {problem}") from None
+        raise DeckError(f"{path}:{line}: {error.problem or error.context}") from None
     except yaml.reader.ReaderError as error:
-        line = text[: error.position].count("\n") + 1
-        raise DeckError(
-            f"{path}:{line}: character #x{error.character:04x} is not allowed"
-        ) from None
+        raise _reader_error(data, error, path) from None
     except yaml.YAMLError as error:
         raise DeckError(f"{path}: {error}") from None
-    finally:
-        if loader is not None:
-            loader.dispose()
-    if node is None:
-        raise DeckError(f"{path}:1: the file is empty")
-    return node
 
 
-class _HardenedLoader(yaml.SafeLoader):
-    """Composer-only loader: no aliases, no tags, no deep nesting, no duplicate keys."""
+def _event_source(data: bytes) -> Callable[[], Event]:
+    """The parser's ``get_event``: libyaml's when PyYAML has it, else PyYAML's own.
 
-    yaml_implicit_resolvers: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+    Both parsers keep their state on a heap stack, so hostile nesting cannot overflow the C
+    stack; only PyYAML's recursive *composers* can, and ``_Composer`` replaces them.
+    """
+    if _CParser is not None:
+        return _CParser(data).get_event
+    try:
+        return yaml.SafeLoader(data.decode("utf-8-sig")).get_event
+    except UnicodeDecodeError as error:
+        raise yaml.reader.ReaderError("", error.start, data[error.start], "utf-8", "") from None
 
-    def __init__(self, text: str, path: Path) -> None:
-        super().__init__(text)
+
+def _reader_error(data: bytes, error: yaml.reader.ReaderError, path: Path) -> DeckError:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as bad:
+        line = data[: bad.start].count(b"\n") + 1
+        return DeckError(f"{path}:{line}: invalid UTF-8 (byte {bad.start})")
+    # libyaml counts bytes into the file, PyYAML characters into the text.
+    before = data[: error.position] if _CParser is not None else text[: error.position]
+    line = before.count(b"\n" if _CParser is not None else "\n") + 1
+    return DeckError(f"{path}:{line}: character #x{error.character:04x} is not allowed")
+
+
+class _Mapping(dict[str, Any]):
+    """A composed YAML mapping that remembers where each key and value began."""
+
+    __slots__ = ("key_lines", "line", "value_lines")
+
+    def __init__(self, line: int) -> None:
+        super().__init__()
+        self.line = line
+        self.key_lines: dict[str, int] = {}
+        self.value_lines: dict[str, int] = {}
+
+
+class _Sequence(list[Any]):
+    """A composed YAML sequence that remembers where each item began."""
+
+    __slots__ = ("line", "lines")
+
+    def __init__(self, line: int) -> None:
+        super().__init__()
+        self.line = line
+        self.lines: list[int] = []
+
+
+class _Composer:
+    """Builds values from parser events, refusing what a deck never needs.
+
+    No anchors or aliases (billion laughs), no explicit tags (``!!python/...``, ``!!binary``),
+    no duplicate or non-text keys, at most ``MAX_DEPTH`` levels; only plain decimal integers
+    become numbers, so ``no``, ``012``, ``1e3`` and ``~`` stay text for the schema to judge.
+    The depth check runs before descending, so recursion here is bounded by ``MAX_DEPTH``.
+    """
+
+    def __init__(self, path: Path, next_event: Callable[[], Event]) -> None:
         self._path = path
-        self._depth = 0
+        self._next = next_event
 
     def _fail(self, line: int, message: str) -> DeckError:
         return DeckError(f"{self._path}:{line}: {message}")
 
-    def compose_node(self, parent: Node | None, index: object) -> Node | None:
-        event = self.peek_event()
+    def document(self) -> Any:
+        self._next()  # StreamStartEvent
+        if isinstance(self._next(), StreamEndEvent):
+            raise self._fail(1, "the file is empty")
+        root = self._value(self._next(), 1)
+        self._next()  # DocumentEndEvent
+        extra = self._next()
+        if not isinstance(extra, StreamEndEvent):
+            raise self._fail(
+                extra.start_mark.line + 1, "only one YAML document is allowed in a deck file"
+            )
+        return root
+
+    def _value(self, event: Event, depth: int) -> Any:
         line = event.start_mark.line + 1
-        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-            raise self._fail(line, "anchors and aliases are not allowed in a deck")
-        if getattr(event, "tag", None) is not None:
-            raise self._fail(line, f"YAML tags such as {event.tag!r} are not allowed in a deck")
-        self._depth += 1
-        if self._depth > MAX_DEPTH:
+        if depth > MAX_DEPTH:
             raise self._fail(line, f"nested deeper than {MAX_DEPTH} levels")
-        try:
-            node = super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-        if isinstance(node, MappingNode):
-            self._check_duplicate_keys(node)
-        return node
+        kind = type(event)
+        if kind is AliasEvent or event.anchor is not None:
+            raise self._fail(line, "anchors and aliases are not allowed in a deck")
+        if event.tag is not None:
+            raise self._fail(line, f"YAML tags such as {event.tag!r} are not allowed in a deck")
+        if kind is ScalarEvent:
+            value: str = event.value
+            return int(value) if event.implicit[0] and _PLAIN_INT.fullmatch(value) else value
+        if kind is MappingStartEvent:
+            return self._mapping(line, depth)
+        return self._sequence(line, depth)
 
-    def _check_duplicate_keys(self, node: MappingNode) -> None:
-        seen: dict[str, int] = {}
-        for key, _ in node.value:
-            name = key.value if isinstance(key, ScalarNode) else None
-            if name is None:
-                raise self._fail(key.start_mark.line + 1, "mapping keys must be plain strings")
-            line = key.start_mark.line + 1
-            if name in seen:
-                raise self._fail(line, f"duplicate key {name!r} (first on line {seen[name]})")
-            seen[name] = line
+    def _mapping(self, line: int, depth: int) -> _Mapping:
+        mapping = _Mapping(line)
+        next_event, key_lines, value_lines = self._next, mapping.key_lines, mapping.value_lines
+        while type(key := next_event()) is not MappingEndEvent:
+            key_line = key.start_mark.line + 1
+            if type(key) is AliasEvent or key.anchor is not None:
+                raise self._fail(key_line, "anchors and aliases are not allowed in a deck")
+            if type(key) is not ScalarEvent or key.tag is not None:
+                raise self._fail(key_line, "mapping keys must be plain strings")
+            name: str = key.value
+            if name in mapping:
+                first = key_lines[name]
+                raise self._fail(key_line, f"duplicate key {name!r} (first on line {first})")
+            value = next_event()
+            key_lines[name] = key_line
+            value_lines[name] = value.start_mark.line + 1
+            mapping[name] = self._value(value, depth + 1)
+        return mapping
 
-
-# Only plain decimal integers are numbers: `012` (octal in YAML 1.1), `1e3`, `no`, `~` stay
-# strings, and the schema then says which field wanted what.
-_HardenedLoader.add_implicit_resolver(
-    _INT, re.compile(r"^(?:0|[1-9][0-9]{0,17})$"), list("0123456789")
-)
+    def _sequence(self, line: int, depth: int) -> _Sequence:
+        sequence = _Sequence(line)
+        next_event, lines = self._next, sequence.lines
+        while type(item := next_event()) is not SequenceEndEvent:
+            lines.append(item.start_mark.line + 1)
+            sequence.append(self._value(item, depth + 1))
+        return sequence
 
 
 class _DeckReader:
-    """Walks the composed node tree and builds a ``Deck``, naming the line of every problem."""
+    """Checks composed values against the deck schema and builds a ``Deck``, naming lines."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def fail(self, node: Node, field: str, message: str) -> DeckError:
-        return DeckError(f"{self.path}:{node.start_mark.line + 1}: {field}: {message}")
+    def fail(self, line: int, field: str, message: str) -> DeckError:
+        return DeckError(f"{self.path}:{line}: {field}: {message}")
 
     def mapping(
-        self, node: Node, field: str, allowed: set[str], required: set[str]
-    ) -> dict[str, Node]:
-        if not isinstance(node, MappingNode):
-            raise self.fail(node, field, "expected a mapping of fields")
-        fields = {key.value: value for key, value in node.value}
-        unknown = sorted(set(fields) - allowed)
-        if unknown:
-            raise self.fail(node, field, f"unknown field {unknown[0]!r}")
-        missing = sorted(required - set(fields))
-        if missing:
-            raise self.fail(node, field, f"missing field {missing[0]!r}")
-        return fields
-
-    def text(self, node: Node, field: str, *, pattern: re.Pattern[str] | None = None) -> str:
-        if not isinstance(node, ScalarNode) or node.tag != _STR:
-            raise self.fail(node, field, "expected text (quote it if it looks like a number)")
-        value: str = node.value
-        if not value.strip():
-            raise self.fail(node, field, "must not be empty")
-        if len(value) > MAX_TEXT_CHARS:
-            raise self.fail(node, field, f"longer than {MAX_TEXT_CHARS} characters")
-        if _CONTROL.search(value):
-            raise self.fail(node, field, "contains control characters (such as ESC)")
-        if pattern is not None and not pattern.fullmatch(value):
-            raise self.fail(node, field, f"{value!r} must match {pattern.pattern}")
+        self, value: Any, line: int, field: str, allowed: set[str], required: set[str]
+    ) -> _Mapping:
+        if not isinstance(value, _Mapping):
+            raise self.fail(line, field, "expected a mapping of fields")
+        if not value.keys() <= allowed:
+            raise self.fail(line, field, f"unknown field {sorted(value.keys() - allowed)[0]!r}")
+        if not required <= value.keys():
+            raise self.fail(line, field, f"missing field {sorted(required - value.keys())[0]!r}")
         return value
 
-    def integer(self, node: Node, field: str) -> int:
-        if not isinstance(node, ScalarNode) or node.tag != _INT:
-            raise self.fail(node, field, "expected a whole number such as 3")
-        return int(node.value)
+    def text(
+        self, value: Any, line: int, field: str, *, pattern: re.Pattern[str] | None = None
+    ) -> str:
+        if type(value) is not str:
+            raise self.fail(line, field, "expected text (quote it if it looks like a number)")
+        if not value or value.isspace():
+            raise self.fail(line, field, "must not be empty")
+        if len(value) > MAX_TEXT_CHARS:
+            raise self.fail(line, field, f"longer than {MAX_TEXT_CHARS} characters")
+        if _CONTROL.search(value):
+            raise self.fail(line, field, "contains control characters (such as ESC)")
+        if pattern is not None and not pattern.fullmatch(value):
+            raise self.fail(line, field, f"{value!r} must match {pattern.pattern}")
+        return value
+
+    def field_text(
+        self, fields: _Mapping, name: str, field: str, *, pattern: re.Pattern[str] | None = None
+    ) -> str:
+        return self.text(fields[name], fields.value_lines[name], field, pattern=pattern)
+
+    def integer(self, fields: _Mapping, name: str, field: str) -> int:
+        value = fields[name]
+        if type(value) is not int:
+            raise self.fail(fields.value_lines[name], field, "expected a whole number such as 3")
+        return value
 
     def texts(
-        self, node: Node, field: str, *, pattern: re.Pattern[str] | None = None
-    ) -> Iterator[str]:
-        if not isinstance(node, SequenceNode):
-            raise self.fail(node, field, "expected a list")
-        for index, item in enumerate(node.value):
-            yield self.text(item, f"{field}[{index}]", pattern=pattern)
+        self, fields: _Mapping, name: str, field: str, *, pattern: re.Pattern[str] | None = None
+    ) -> tuple[str, ...]:
+        items = fields[name]
+        if not isinstance(items, _Sequence):
+            raise self.fail(fields.value_lines[name], field, "expected a list")
+        return tuple(
+            self.text(item, line, f"{field}[{index}]", pattern=pattern)
+            for index, (item, line) in enumerate(zip(items, items.lines, strict=True))
+        )
 
-    def plain(self, node: Node, field: str) -> Any:
+    def plain(self, value: Any, line: int, field: str) -> Any:
         """Plain data (the lock header) for the seal layer, which validates it itself."""
-        if isinstance(node, MappingNode):
+        if isinstance(value, _Mapping):
             return {
-                key.value: self.plain(value, f"{field}.{key.value}") for key, value in node.value
+                name: self.plain(item, value.value_lines[name], f"{field}.{name}")
+                for name, item in value.items()
             }
-        if isinstance(node, SequenceNode):
-            return [self.plain(item, f"{field}[{i}]") for i, item in enumerate(node.value)]
-        return int(node.value) if node.tag == _INT else self.text(node, field)
+        if isinstance(value, _Sequence):
+            return [
+                self.plain(item, item_line, f"{field}[{index}]")
+                for index, (item, item_line) in enumerate(zip(value, value.lines, strict=True))
+            ]
+        return value if type(value) is int else self.text(value, line, field)
 
-    def read(self, root: Node, *, digest: str) -> Deck:
+    def read(self, root: Any, *, digest: str) -> Deck:
         top = self.mapping(
             root,
+            1,
             "deck",
             allowed={"format", "id", "title", "version", "language", "lock", "cards"},
             required={"format", "id", "title", "version", "language", "cards"},
         )
-        deck_format = self.text(top["format"], "format")
+        deck_format = self.field_text(top, "format", "format")
         if deck_format != DECK_FORMAT:
             raise self.fail(
-                top["format"],
+                top.value_lines["format"],
                 "format",
                 f"{deck_format!r} is not {DECK_FORMAT!r} (a newer infracards may read it)",
             )
-        version = self.integer(top["version"], "version")
+        version = self.integer(top, "version", "version")
         if version < 1:
-            raise self.fail(top["version"], "version", "must be 1 or more")
-        lock_node = top.get("lock")
-        lock = self.plain(lock_node, "lock") if lock_node is not None else None
-        if lock is not None and not isinstance(lock, dict):
-            raise self.fail(lock_node, "lock", "expected a mapping of fields")
-        cards = self.cards(top["cards"])
+            raise self.fail(top.value_lines["version"], "version", "must be 1 or more")
+        lock = None
+        if "lock" in top:
+            lock = self.plain(top["lock"], top.value_lines["lock"], "lock")
+            if not isinstance(lock, dict):
+                raise self.fail(top.value_lines["lock"], "lock", "expected a mapping of fields")
+        cards = self.cards(top["cards"], top.value_lines["cards"])
         if lock is None and any(card.sealed for card in cards):
             first = next(card for card in cards if card.sealed)
             raise DeckError(
@@ -291,26 +386,28 @@ class _DeckReader:
                 "the deck has no lock header"
             )
         return Deck(
-            deck_id=self.text(top["id"], "id", pattern=_DECK_ID),
-            title=self.text(top["title"], "title"),
+            deck_id=self.field_text(top, "id", "id", pattern=_DECK_ID),
+            title=self.field_text(top, "title", "title"),
             version=version,
-            language=self.text(top["language"], "language", pattern=_LANGUAGE),
+            language=self.field_text(top, "language", "language", pattern=_LANGUAGE),
             cards=cards,
             lock=lock,
             path=self.path,
             digest=digest,
         )
 
-    def cards(self, node: Node) -> tuple[Card, ...]:
-        if not isinstance(node, SequenceNode) or not node.value:
-            raise self.fail(node, "cards", "expected a non-empty list of cards")
+    def cards(self, items: Any, line: int) -> tuple[Card, ...]:
+        if not isinstance(items, _Sequence) or not items:
+            raise self.fail(line, "cards", "expected a non-empty list of cards")
+        if len(items) > MAX_CARDS:
+            raise self.fail(line, "cards", f"more than {MAX_CARDS:,} cards in one deck")
         cards: list[Card] = []
         first_line: dict[str, int] = {}
-        for index, item in enumerate(node.value):
-            card = self.card(item, f"cards[{index}]")
+        for index, (item, item_line) in enumerate(zip(items, items.lines, strict=True)):
+            card = self.card(item, item_line, f"cards[{index}]")
             if card.card_id in first_line:
                 raise self.fail(
-                    item,
+                    item_line,
                     f"cards[{index}].id",
                     f"duplicate card id {card.card_id!r} "
                     f"(first on line {first_line[card.card_id]})",
@@ -319,38 +416,33 @@ class _DeckReader:
             cards.append(card)
         return tuple(cards)
 
-    def card(self, node: Node, field: str) -> Card:
-        fields = self.mapping(
-            node,
-            field,
-            allowed={"id", "prompt", "tags", "key_points", "answer", "sealed"},
-            required={"id", "prompt"},
-        )
+    def card(self, item: Any, line: int, field: str) -> Card:
+        fields = self.mapping(item, line, field, allowed=_CARD_FIELDS, required=_CARD_REQUIRED)
         if ("answer" in fields) == ("sealed" in fields):
             raise self.fail(
-                node, field, "a card needs exactly one of 'answer' (free) or 'sealed' (locked)"
+                line, field, "a card needs exactly one of 'answer' (free) or 'sealed' (locked)"
             )
         sealed = None
         if "sealed" in fields:
-            sealed = "".join(self.text(fields["sealed"], f"{field}.sealed").split())
+            sealed = "".join(self.field_text(fields, "sealed", f"{field}.sealed").split())
             if not _BASE64.fullmatch(sealed):
-                raise self.fail(fields["sealed"], f"{field}.sealed", "expected base64 ciphertext")
-        tags = (
-            tuple(self.texts(fields["tags"], f"{field}.tags", pattern=_TAG))
-            if "tags" in fields
-            else ()
-        )
-        key_points = (
-            tuple(self.texts(fields["key_points"], f"{field}.key_points"))
-            if "key_points" in fields
-            else ()
-        )
+                raise self.fail(
+                    fields.value_lines["sealed"], f"{field}.sealed", "expected base64 ciphertext"
+                )
         return Card(
-            card_id=self.text(fields["id"], f"{field}.id", pattern=_CARD_ID),
-            prompt=self.text(fields["prompt"], f"{field}.prompt"),
-            tags=tags,
-            key_points=key_points,
-            answer=self.text(fields["answer"], f"{field}.answer") if "answer" in fields else None,
+            card_id=self.field_text(fields, "id", f"{field}.id", pattern=_CARD_ID),
+            prompt=self.field_text(fields, "prompt", f"{field}.prompt"),
+            tags=self.texts(fields, "tags", f"{field}.tags", pattern=_TAG)
+            if "tags" in fields
+            else (),
+            key_points=(
+                self.texts(fields, "key_points", f"{field}.key_points")
+                if "key_points" in fields
+                else ()
+            ),
+            answer=self.field_text(fields, "answer", f"{field}.answer")
+            if "answer" in fields
+            else None,
             sealed=sealed,
-            line=node.start_mark.line + 1,
+            line=line,
         )
