@@ -206,3 +206,37 @@ def test_builtin_deck_loads_once_and_leaves_a_user_copy_alone(
 def load_card_id(engine: Engine, pk: int) -> str:
     with transaction(engine) as session:
         return load_card(session, pk=pk).card_id
+
+
+def test_a_deck_larger_than_sqlites_variable_limit_syncs_and_updates(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """40,000 cards: more than one statement may bind (32,766), so no `IN (...)` of all ids."""
+
+    def write(count: int, changed: int) -> Path:
+        path = tmp_path / "big.yaml"
+        body = "".join(
+            f"  - id: c{n:05d}\n    prompt: 题 {n}{'（改）' if n == changed else ''}\n"
+            f"    answer: 答 {n}\n"
+            for n in range(count)
+        )
+        path.write_text(
+            "format: infracards-deck/v1\nid: big\ntitle: Big\nversion: 1\nlanguage: zh-CN\n"
+            f"cards:\n{body}",
+            encoding="utf-8",
+        )
+        return path
+
+    report = add_deck(engine, write(40_000, changed=-1))
+    assert len(report.added) == 40_000
+    with engine.connect() as connection:
+        [(states,)] = connection.execute(
+            text(
+                "SELECT count(*) FROM cardstate JOIN card ON card.id = cardstate.card"
+                " WHERE card.deck_id = 'big' AND cardstate.due IS NULL"
+            )
+        ).all()
+    assert states == 40_000
+    report = add_deck(engine, write(39_999, changed=7))
+    assert (report.added, report.updated, report.retired) == ((), ("c00007",), ("c39999",))
+    assert card(engine, "c00007", "big").prompt == "题 7（改）"
