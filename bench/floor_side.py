@@ -1,0 +1,193 @@
+"""The raw floor: plain ``sqlite3`` (and plain ``cryptography``) doing each workload's I/O.
+
+No app logic: no validation, no scheduler, no ORM. Each floor uses the same pragmas as the
+infracards store (WAL, ``synchronous=FULL``), so the ratio to it measures what our code adds
+on top of what SQLite itself needs.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import yaml
+from workload import TODAY
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    return db
+
+
+def load(deck_path: Path, folder: Path) -> float:
+    """YAML parse with PyYAML's fastest stock loader (C) plus one ``executemany``."""
+    started = time.perf_counter()
+    with open(deck_path, encoding="utf-8") as handle:
+        document = yaml.load(handle, Loader=yaml.CSafeLoader)
+    db = _connect(folder / "floor.db")
+    db.execute(
+        "CREATE TABLE card (id INTEGER PRIMARY KEY, card_id TEXT UNIQUE, prompt TEXT,"
+        " tags TEXT, answer TEXT)"
+    )
+    db.execute("BEGIN")
+    db.executemany(
+        "INSERT INTO card (card_id, prompt, tags, answer) VALUES (?, ?, ?, ?)",
+        (
+            (card["id"], card["prompt"], " ".join(card.get("tags", ())), card["answer"])
+            for card in document["cards"]
+        ),
+    )
+    db.execute("COMMIT")
+    db.close()
+    return time.perf_counter() - started
+
+
+def queue(database: Path, runs: int) -> list[float]:
+    """Counts of new and due cards, reviews today, and the ids due today in order."""
+    db = _connect(database)
+    today = TODAY.isoformat()
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        db.execute(
+            "SELECT count(*) FILTER (WHERE s.due IS NULL), count(*) FILTER (WHERE s.due <= ?)"
+            " FROM cardstate s JOIN card c ON c.id = s.card WHERE c.retired = 0",
+            (today,),
+        ).fetchone()
+        db.execute("SELECT count(*) FROM review WHERE study_day = ?", (today,)).fetchone()
+        db.execute(
+            "SELECT s.card FROM cardstate s JOIN card c ON c.id = s.card"
+            " WHERE c.retired = 0 AND s.due <= ? ORDER BY s.due, s.card",
+            (today,),
+        ).fetchall()
+        samples.append(time.perf_counter() - started)
+    db.close()
+    return samples
+
+
+def grade(database: Path, grades: int) -> list[float]:
+    """One transaction per grade: update the card's state, append the review, commit."""
+    db = _connect(database)
+    cards = [
+        pk for (pk,) in db.execute("SELECT card FROM cardstate ORDER BY card LIMIT ?", (grades,))
+    ]
+    moment = datetime.combine(TODAY, datetime.min.time(), UTC) + timedelta(hours=12)
+    samples = []
+    for pk in cards:
+        started = time.perf_counter()
+        db.execute("BEGIN IMMEDIATE")
+        db.execute(
+            "UPDATE cardstate SET easiness_centi = 250, repetitions = 1, interval = 1,"
+            " due = ?, last_review_at = ? WHERE card = ?",
+            ((TODAY + timedelta(days=1)).isoformat(), moment.isoformat(sep=" "), pk),
+        )
+        db.execute(
+            "INSERT INTO review (card, reviewed_at, study_day, grade, drill, duration_ms,"
+            " easiness_centi_before, repetitions_before, interval_before,"
+            " easiness_centi_after, repetitions_after, interval_after)"
+            " VALUES (?, ?, ?, 4, 0, 5000, 250, 0, 0, 250, 1, 1)",
+            (pk, moment.isoformat(sep=" "), TODAY.isoformat()),
+        )
+        db.execute("COMMIT")
+        samples.append(time.perf_counter() - started)
+    db.close()
+    return samples
+
+
+def stats(database: Path, runs: int) -> list[float]:
+    """Heatmap (reviews per day), 30-day forecast (cards due per day), retention per day."""
+    db = _connect(database)
+    year_ago = (TODAY - timedelta(days=365)).isoformat()
+    horizon = (TODAY + timedelta(days=30)).isoformat()
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        db.execute(
+            "SELECT study_day, count(*), sum(grade >= 3) FROM review GROUP BY study_day"
+        ).fetchall()
+        db.execute(
+            "SELECT s.due, count(*) FROM cardstate s JOIN card c ON c.id = s.card"
+            " WHERE c.retired = 0 AND s.due <= ? GROUP BY s.due",
+            (horizon,),
+        ).fetchall()
+        db.execute(
+            "SELECT study_day, sum(grade >= 3), count(*) FROM review"
+            " WHERE study_day >= ? AND drill = 0 GROUP BY study_day",
+            (year_ago,),
+        ).fetchall()
+        samples.append(time.perf_counter() - started)
+    db.close()
+    return samples
+
+
+_EXPORT = textwrap.dedent(
+    """
+    import csv, json, resource, sqlite3, sys, time
+    fmt, database = sys.argv[1], sys.argv[2]
+    db = sqlite3.connect(database)
+    start = time.perf_counter()
+    query = (
+        "SELECT c.deck_id, c.card_id, r.* FROM review r JOIN card c ON c.id = r.card "
+        "ORDER BY c.deck_id, r.reviewed_at, r.id"
+    )
+    with open("/dev/null", "w", encoding="utf-8") as out:
+        cursor = db.execute(query)
+        if fmt == "json":
+            for row in cursor:
+                out.write(json.dumps(row) + ",\\n")
+        else:
+            csv.writer(out).writerows(cursor)
+    print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    """
+)
+
+
+def export(database: Path, fmt: str) -> tuple[float, float]:
+    """(seconds, peak RSS in MiB) of dumping every review with its card id, in a fresh process.
+
+    The floor reads the same joined rows and writes them with ``csv.writer`` / ``json.dumps``
+    per row: the I/O any export must do.
+    """
+    out = subprocess.run(
+        [sys.executable, "-c", _EXPORT, fmt, str(database)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    seconds, rss_kib = out.stdout.split()
+    return float(seconds), int(rss_kib) / 1024
+
+
+def unlock(answers: int, answer_bytes: int) -> float:
+    """One Argon2id with the production parameters, then AES-256-GCM opens of every answer."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
+
+    from infracards.seal.release import PRODUCTION_KDF_PARAMS as kdf
+
+    key = secrets.token_bytes(32)
+    sealed = []
+    for _ in range(answers):
+        nonce = os.urandom(12)
+        sealed.append((nonce, AESGCM(key).encrypt(nonce, os.urandom(answer_bytes), None)))
+    started = time.perf_counter()
+    Argon2id(
+        salt=b"0" * 16,
+        length=32,
+        iterations=kdf.iterations,
+        lanes=kdf.lanes,
+        memory_cost=kdf.memory_kib,
+    ).derive(b"card key symbols")
+    cipher = AESGCM(key)
+    for nonce, blob in sealed:
+        cipher.decrypt(nonce, blob, None)
+    return time.perf_counter() - started

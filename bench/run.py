@@ -1,0 +1,324 @@
+"""infracards against Anki's own engine and against raw SQLite, on the same machine in one run.
+
+Run:  python bench/run.py --cards 100000 --reviews 1000000   (the README's table)
+      python bench/run.py --quick                             (1k cards / 10k reviews)
+      python bench/run.py --quick --json                      (one JSON object on stdout)
+Needs the ``bench`` extra for Anki (``pip install -e '.[bench]'``); without it Anki's column is
+null. Every workload runs for infracards, for Anki where it has an equivalent, and for a raw
+floor (plain sqlite3 / cryptography doing the same I/O, no app logic). Only ratios measured in
+one run mean much on a shared machine; the absolute times are context. Asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import anki_side
+import cold_start
+import floor_side
+import infracards_side
+import workload
+
+GRADES = 1_000
+
+
+def median(samples: list[float]) -> float:
+    return statistics.median(samples)
+
+
+def p99(samples: list[float]) -> float:
+    return sorted(samples)[min(len(samples) - 1, round(0.99 * (len(samples) - 1)))]
+
+
+def ratio(ours: float | None, other: float | None) -> float | None:
+    return None if ours is None or not other else ours / other
+
+
+def machine() -> dict[str, Any]:
+    cpuinfo = Path("/proc/cpuinfo")
+    models = [
+        line.split(":", 1)[1].strip()
+        for line in (cpuinfo.read_text().splitlines() if cpuinfo.exists() else [])
+        if line.startswith("model name")
+    ]
+    return {
+        "cpu": models[0] if models else platform.processor(),
+        "cores": os.cpu_count(),
+        "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30),
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "anki": anki_side.version(),
+    }
+
+
+def progress(message: str) -> None:
+    print(f"… {message}", file=sys.stderr, flush=True)
+
+
+def timed(step: str, work: Callable[[], Any]) -> Any:
+    progress(step)
+    started = time.perf_counter()
+    result = work()
+    progress(f"{step}: {time.perf_counter() - started:.1f} s")
+    return result
+
+
+def run(cards: int, reviews: int, runs: int, folder: Path) -> dict[str, Any]:
+    anki = anki_side.available()
+    deck_path = folder / "bench.yaml"
+    timed(f"writing a {cards:,}-card deck", lambda: workload.write_deck_yaml(str(deck_path), cards))
+    home = folder / "home"
+    floor_dir = folder / "floor"
+    floor_dir.mkdir()
+    results: dict[str, Any] = {}
+
+    ours = timed("load: infracards", lambda: infracards_side.load(deck_path, home))
+    floor = timed("load: floor", lambda: floor_side.load(deck_path, floor_dir))
+    anki_load = (
+        timed("load: Anki", lambda: anki_side.load(folder / "anki", cards)) if anki else None
+    )
+    anki_s = anki_load.seconds if anki_load else None
+    results["load"] = {
+        "infracards_s": ours,
+        "anki_s": anki_s,
+        "floor_s": floor,
+        "infracards_cards_per_s": cards / ours,
+        "anki_cards_per_s": cards / anki_s if anki_s else None,
+        "floor_cards_per_s": cards / floor,
+        "vs_anki": ratio(ours, anki_s),
+        "vs_floor": ratio(ours, floor),
+        "target": "faster than Anki; ≤ 2× floor",
+        "met": (anki_s is None or ours < anki_s) and ours <= 2 * floor,
+    }
+
+    timed("history: infracards", lambda: infracards_side.add_history(home, cards, reviews))
+    if anki_load:
+        timed(
+            "history: Anki",
+            lambda: anki_side.add_history(anki_load.collection, cards, reviews),
+        )
+    database = home / "infracards.db"
+
+    import_floor = timed("cold start: import floor", lambda: cold_start.floor(runs))
+    first = timed("cold start: infracards", lambda: cold_start.first_card(home, runs))
+    in_app = timed("cold start: infracards app", lambda: cold_start.first_card_in_app(home, runs))
+    anki_cold = (
+        timed("cold start: Anki", lambda: anki_side.cold_start(anki_load.collection, runs))
+        if anki_load
+        else None
+    )
+    results["cold_start"] = {
+        "infracards_s": median(first),
+        "infracards_app_s": median(in_app),
+        "anki_s": median(anki_cold) if anki_cold else None,
+        "floor_s": median(import_floor),
+        "vs_floor": ratio(median(first), median(import_floor)),
+        "app_vs_floor": ratio(median(in_app), median(import_floor)),
+        "vs_anki": ratio(median(first), median(anki_cold) if anki_cold else None),
+        "target": "≤ 1.2× the import floor",
+        "met": median(in_app) <= 1.2 * median(import_floor),
+    }
+
+    results["queue"] = _hot(
+        "queue",
+        ours=lambda: infracards_side.queue(home, runs * 10),
+        anki=(lambda: anki_side.queue(anki_load.collection, runs * 10)) if anki_load else None,
+        floor=lambda: floor_side.queue(database, runs * 10),
+    )
+    results["stats"] = _hot(
+        "stats",
+        ours=lambda: infracards_side.stats(home, runs),
+        anki=(lambda: anki_side.stats(anki_load.collection, runs)) if anki_load else None,
+        floor=lambda: floor_side.stats(database, runs),
+        limit_s=0.2,
+    )
+
+    grade_floor_db = folder / "grade-floor.db"
+    shutil.copyfile(database, grade_floor_db)
+    results["grade"] = _hot(
+        "grade",
+        ours=lambda: infracards_side.grade(home, GRADES),
+        anki=(lambda: anki_side.grade(anki_load.collection, GRADES)) if anki_load else None,
+        floor=lambda: floor_side.grade(grade_floor_db, GRADES),
+    )
+    in_app_grades = timed(
+        "grade: infracards app", lambda: infracards_side.grade_in_app(home, min(GRADES, 200))
+    )
+    results["grade"]["infracards_app_s"] = median(in_app_grades)
+    results["grade"]["infracards_app_p99_s"] = p99(in_app_grades)
+
+    results["export"] = _export(home, database)
+
+    ours, answers = timed("unlock: infracards", lambda: infracards_side.unlock(folder / "unlock"))
+    floor = timed("unlock: floor", lambda: floor_side.unlock(answers, 3000))
+    results["unlock"] = {
+        "infracards_s": ours,
+        "anki_s": None,
+        "floor_s": floor,
+        "answers": answers,
+        "vs_floor": ratio(ours, floor),
+    }
+    return {"machine": machine(), "cards": cards, "reviews": reviews, "workloads": results}
+
+
+def _hot(
+    name: str,
+    *,
+    ours: Callable[[], list[float]],
+    anki: Callable[[], list[float]] | None,
+    floor: Callable[[], list[float]],
+    limit_s: float = 0.005,
+) -> dict[str, Any]:
+    """Medians and p99 of a repeated operation, with the issue's target checked."""
+    mine = timed(f"{name}: infracards", ours)
+    theirs = timed(f"{name}: Anki", anki) if anki else None
+    raw = timed(f"{name}: floor", floor)
+    anki_s = median(theirs) if theirs else None
+    return {
+        "infracards_s": median(mine),
+        "anki_s": anki_s,
+        "floor_s": median(raw),
+        "infracards_p99_s": p99(mine),
+        "anki_p99_s": p99(theirs) if theirs else None,
+        "floor_p99_s": p99(raw),
+        "runs": len(mine),
+        "vs_anki": ratio(median(mine), anki_s),
+        "vs_floor": ratio(median(mine), median(raw)),
+        "target": f"≤ {limit_s * 1000:g} ms median"
+        + ("" if limit_s > 0.005 else "; faster than Anki"),
+        "met": median(mine) <= limit_s
+        and (limit_s > 0.005 or anki_s is None or median(mine) < anki_s),
+    }
+
+
+def _export(home: Path, database: Path) -> dict[str, Any]:
+    """JSON and CSV of every review, each in a fresh process so its peak memory is its own;
+    and again with a tenth of the reviews, to show that memory does not grow with them."""
+    entry: dict[str, Any] = {"anki_s": None}
+    # Reviews are spread over the history, a little denser lately: the last tenth of the days
+    # holds roughly a tenth of them.
+    tenth = workload.TODAY - timedelta(days=workload.HISTORY_DAYS // 10)
+    for fmt in ("json", "csv"):
+        ours, ours_mib = timed(
+            f"export {fmt}: infracards", lambda fmt=fmt: infracards_side.export(home, fmt)
+        )
+        _, tenth_mib = infracards_side.export(home, fmt, since=tenth)
+        floor, floor_mib = timed(
+            f"export {fmt}: floor", lambda fmt=fmt: floor_side.export(database, fmt)
+        )
+        prefix = "" if fmt == "json" else "csv_"
+        entry |= {
+            f"infracards_{prefix}s": ours,
+            f"floor_{prefix}s": floor,
+            f"infracards_{prefix}peak_mib": ours_mib,
+            f"infracards_{prefix}peak_mib_tenth": tenth_mib,
+            f"floor_{prefix}peak_mib": floor_mib,
+            f"{prefix}vs_floor": ratio(ours, floor),
+        }
+    entry["target"] = "≤ 1.5× floor; memory flat in M"
+    entry["met"] = entry["vs_floor"] <= 1.5 and entry["csv_vs_floor"] <= 1.5
+    return entry
+
+
+def _ms(seconds: float | None) -> str:
+    return "—" if seconds is None else f"{seconds * 1000:,.1f} ms"
+
+
+def _s(seconds: float | None) -> str:
+    return "—" if seconds is None else f"{seconds:,.2f} s"
+
+
+def _x(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}×"
+
+
+def table(report: dict[str, Any]) -> str:
+    """The README's table: one row per measurement, ratios < 1 mean infracards is faster."""
+    w = report["workloads"]
+    load, cold, queue, grade = w["load"], w["cold_start"], w["queue"], w["grade"]
+    stats, export, unlock = w["stats"], w["export"], w["unlock"]
+    rows = [
+        ("Load deck (cards/s)", f"{load['infracards_cards_per_s']:,.0f}",
+         f"{load['anki_cards_per_s']:,.0f}" if load["anki_s"] else "—",
+         f"{load['floor_cards_per_s']:,.0f}", _x(load["vs_anki"]), _x(load["vs_floor"]),
+         load["target"], load["met"]),
+        ("Load deck (time)", _s(load["infracards_s"]), _s(load["anki_s"]), _s(load["floor_s"]),
+         "", "", "", None),
+        ("Cold start → first card ready", _ms(cold["infracards_s"]), _ms(cold["anki_s"]),
+         _ms(cold["floor_s"]), _x(cold["vs_anki"]), _x(cold["vs_floor"]), "", None),
+        ("Cold start → first card drawn (app)", _ms(cold["infracards_app_s"]), "—",
+         _ms(cold["floor_s"]), "", _x(cold["app_vs_floor"]), cold["target"], cold["met"]),
+        ("Queue and counts (median)", _ms(queue["infracards_s"]), _ms(queue["anki_s"]),
+         _ms(queue["floor_s"]), _x(queue["vs_anki"]), _x(queue["vs_floor"]),
+         queue["target"], queue["met"]),
+        ("Grade committed (median)", _ms(grade["infracards_s"]), _ms(grade["anki_s"]),
+         _ms(grade["floor_s"]), _x(grade["vs_anki"]), _x(grade["vs_floor"]),
+         grade["target"], grade["met"]),
+        ("Grade committed (p99)", _ms(grade["infracards_p99_s"]), _ms(grade["anki_p99_s"]),
+         _ms(grade["floor_p99_s"]), "", "", "", None),
+        ("Grade → next card drawn (app, median)", _ms(grade["infracards_app_s"]), "—", "—",
+         "", "", "", None),
+        ("Stats (median)", _ms(stats["infracards_s"]), _ms(stats["anki_s"]),
+         _ms(stats["floor_s"]), _x(stats["vs_anki"]), _x(stats["vs_floor"]),
+         stats["target"], stats["met"]),
+        ("Export JSON", _s(export["infracards_s"]), "—", _s(export["floor_s"]), "",
+         _x(export["vs_floor"]), export["target"], export["met"]),
+        ("Export CSV", _s(export["infracards_csv_s"]), "—", _s(export["floor_csv_s"]), "",
+         _x(export["csv_vs_floor"]), "", None),
+        ("Export peak memory, all / a tenth of reviews",
+         f"{export['infracards_peak_mib']:.0f} / {export['infracards_peak_mib_tenth']:.0f} MiB",
+         "—", f"{export['floor_peak_mib']:.0f} MiB", "", "", "", None),
+        (f"Unlock + open {unlock['answers']} answers", _ms(unlock["infracards_s"]), "—",
+         _ms(unlock["floor_s"]), "", _x(unlock["vs_floor"]), "", None),
+    ]  # fmt: skip
+    lines = [
+        f"{report['cards']:,} cards, {report['reviews']:,} reviews; "
+        f"{report['machine']['cpu']}, {report['machine']['cores']} cores, "
+        f"Python {report['machine']['python']}, SQLite {report['machine']['sqlite']}, "
+        f"Anki {report['machine']['anki'] or 'not installed'}",
+        "",
+        "| Workload | infracards | Anki | Raw floor | vs Anki | vs floor | Target | Met |",
+        "|---|---:|---:|---:|---:|---:|---|---|",
+    ]
+    for *cells, met in rows:
+        mark = "" if met is None else ("yes" if met else "**no**")
+        lines.append("| " + " | ".join([*cells, mark]) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cards", type=int, default=100_000)
+    parser.add_argument("--reviews", type=int, default=1_000_000)
+    parser.add_argument("--quick", action="store_true", help="1,000 cards and 10,000 reviews")
+    parser.add_argument("--runs", type=int, default=7, help="repetitions of each timed step")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--keep", type=Path, help="build in this (empty) folder and keep it")
+    args = parser.parse_args()
+    cards, reviews = (1_000, 10_000) if args.quick else (args.cards, args.reviews)
+    runs = min(args.runs, 3) if args.quick else args.runs
+    with tempfile.TemporaryDirectory(prefix="infracards-bench-") as scratch:
+        folder = args.keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        report = run(cards, reviews, runs, folder)
+    print(json.dumps(report, indent=2) if args.json else table(report))
+
+
+if __name__ == "__main__":
+    main()
