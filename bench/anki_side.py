@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import statistics
 import subprocess
 import sys
@@ -260,6 +261,9 @@ def grade(collection: Path, grades: int = 1000) -> list[float]:
     # with a circular import.
     from anki.scheduler_pb2 import CardAnswer
 
+    # Write back what earlier bulk writes left in the page cache (~0.5 GB for a fresh 100k
+    # collection), so it does not land in these commits' fsyncs.
+    os.sync()
     col = _open(collection)
     samples = []
     for n in range(grades):
