@@ -18,7 +18,7 @@ API for ``bench/run.py``; each timing function returns raw seconds per run:
 - ``load(folder, cards) -> LoadResult``: a fresh collection in ``folder`` holding the cards.
 - ``add_history(collection, cards, reviews) -> None``: card states and review log, bulk SQL.
 - ``cold_start(collection, runs) -> list[float]``: spawn → first card's question rendered.
-- ``queue(collection, runs) -> list[float]``: today's queue and its counts.
+- ``queue(collection, runs) -> list[float]``: today's queue with its counts, and the deck list.
 - ``grade(collection, grades=1000) -> list[float]``: one committed answer per sample.
 - ``stats(collection, runs) -> list[float]``: the statistics page's graphs.
 - ``export(...)`` and ``unlock(...)``: no Anki equivalent; they return None.
