@@ -12,6 +12,7 @@ one run mean much on a shared machine; the absolute times are context. Asserts n
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import os
 import platform
@@ -63,8 +64,15 @@ def machine() -> dict[str, Any]:
         "os": platform.platform(),
         "python": platform.python_version(),
         "sqlite": sqlite3.sqlite_version,
-        "anki": anki_side.version(),
+        "anki": _version("anki"),
     }
+
+
+def _version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def progress(message: str) -> None:

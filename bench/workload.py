@@ -120,7 +120,7 @@ class PastReview:
 
 
 def card_states(cards: int, *, seed: int = 7) -> list[CardHistory]:
-    """One in five cards new; of the rest about 15% overdue and the others due within the interval."""
+    """One in five cards new; of the others about a third overdue, the rest due within their interval."""
     rng = random.Random(seed)
     states = []
     for index in range(cards):
