@@ -213,3 +213,22 @@ async def test_a_long_answer_fits_beside_its_scrollbar(engine: Engine, context) 
         strips = app.screen.query_one(AnswerLines).rendered.strips
         assert len(strips) > 40 and view.show_vertical_scrollbar
         assert max(strip.cell_length for strip in strips) <= view.scrollable_content_region.width
+
+
+async def test_a_review_started_from_the_command_line_leaves_to_a_full_home_screen(
+    context,  # type: ignore[no-untyped-def]
+) -> None:
+    """The home screen under it is built only when first shown, and then works as usual."""
+    app = InfracardsApp(context, start_review="sample")
+    async with app.run_test(size=SIZE) as pilot:
+        assert shown_card_id(app) == "q01"
+        [home] = [screen for screen in app.screen_stack if isinstance(screen, HomeScreen)]
+        assert not home.built and not home.query(DataTable)
+        assert home.selected_deck == "sample"  # the palette's Review and Unlock still find it
+        await pilot.press("space", "4", "q", "enter")
+        assert app.screen is home and home.built
+        table = home.query_one(DataTable)
+        assert table.get_row("sample") == ["Sample deck", "4", "3", "0", "1 locked", "1"]
+        assert table.has_focus and home.selected_deck == "sample"
+        await pilot.press("r")
+        assert shown_card_id(app) == "q02"
