@@ -43,7 +43,9 @@ class InfracardsApp(App[None]):
         if self.start_review is not None:
             self.push_screen(ReviewScreen(self.context, deck_id=self.start_review))
         if license_path(self.context.home).exists():
-            self.open_saved_keys()
+            # After the first frame: the KDF holds the GIL (~0.15 s), and a worker started now
+            # would hold back the first card by as much.
+            self.call_after_refresh(self.open_saved_keys)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -99,7 +101,7 @@ class InfracardsApp(App[None]):
 
     @work(thread=True, exclusive=True, group="saved-keys")
     def open_saved_keys(self) -> None:
-        """One KDF per unlocked deck (~0.3 s), off the UI thread, at start."""
+        """One KDF per unlocked deck (~0.15 s each), in a worker, once the app is on screen."""
         from infracards import unlock
 
         opened, notices = unlock.open_saved_keys(self.context.engine, self.context.home)
