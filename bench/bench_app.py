@@ -78,9 +78,11 @@ async def timed_actions(
         original = getattr(screen, f"action_{action}")
 
         def timed(*args: object) -> None:
+            skipped = sealed_only and screen.card is not None and not screen.card.locked
             start = time.perf_counter()
             original(*args)
-            screen.call_after_refresh(lambda: times.append(time.perf_counter() - start))
+            if not skipped:  # free cards are stepped over at once, with no time to prepare
+                screen.call_after_refresh(lambda: times.append(time.perf_counter() - start))
 
         setattr(screen, f"action_{action}", timed)
         while len(times) < count and screen.card is not None:
