@@ -13,13 +13,15 @@ Other benchmarks import the three measurements, each returning seconds per fresh
   of the review screen has been drawn.
 
 A sample is the time from spawning the process to the moment it prints, so interpreter start-up
-and imports count, as they do for a learner. ``home`` may hold any store (the 100k-card one
-too); a home without a database is created on a first, uncounted run.
+and imports count, as they do for a learner. ``home`` may hold any store; a home without a
+database is created on a first, uncounted run. The queue is the built-in deck's unless
+``deck_id`` names another (``"bench"`` for the 100k-card store of ``bench_stats.py``).
 
 pip byte-compiles a package when it installs it, but a source checkout run with
 PYTHONDONTWRITEBYTECODE=1 compiles every infracards module again in every process (about 35 ms
 here), which no learner pays. So the package is byte-compiled first, as pip would, unless
-``bytecode=False`` (``--source``) asks to measure the checkout as it is.
+``bytecode=False`` (``--source``) leaves the checkout as it is (.pyc files already written by
+an earlier run are still used; delete ``__pycache__`` to measure without any).
 """
 
 from __future__ import annotations
@@ -155,7 +157,7 @@ def interleaved(
     home: Path, runs: int, *, deck_id: str = DEFAULT_DECK, bytecode: bool = True
 ) -> dict[str, list[float]]:
     """All three, one of each per round, so a noisy neighbour slows every side alike."""
-    floor(1)
+    floor(1)  # uncounted warm-up of each (and byte-compiling, and creating the store)
     first_card(home, 0, deck_id=deck_id, bytecode=bytecode)
     first_card_in_app(home, 0, deck_id=deck_id, bytecode=False)
     samples: dict[str, list[float]] = {"floor": [], "first card": [], "first card in app": []}
@@ -182,17 +184,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--home", type=Path, help="a data folder (default: a new one, 33 cards)")
-    parser.add_argument("--deck", default=DEFAULT_DECK)
+    parser.add_argument("--deck", default=DEFAULT_DECK, help="whose queue (default: module03)")
     parser.add_argument(
         "--source", action="store_true", help="do not byte-compile the package first"
     )
     args = parser.parse_args()
-    options = {"deck_id": args.deck, "bytecode": not args.source}
-    if args.home is not None:
-        report(interleaved(args.home, args.runs, **options))
-        return
     with tempfile.TemporaryDirectory() as folder:
-        report(interleaved(Path(folder), args.runs, **options))
+        home = args.home if args.home is not None else Path(folder)
+        report(interleaved(home, args.runs, deck_id=args.deck, bytecode=not args.source))
 
 
 if __name__ == "__main__":
