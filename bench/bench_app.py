@@ -2,7 +2,7 @@
 
 Run: python bench/bench_app.py [--runs 7] [--grades 300]
 Prints numbers and ratios measured in one run (this machine is shared and noisy, so only
-ratios within a run mean much); asserts nothing.
+ratios within a run mean much); asserts nothing. Cold start is measured by ``cold_start.py``.
 """
 
 from __future__ import annotations
@@ -11,69 +11,13 @@ import argparse
 import asyncio
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
-import textwrap
 import time
 from pathlib import Path
 
+import cold_start
+
 DEMO_KEY = "GTA13-PAJRP-RFMBW-3P4BP-X5NF6-K0PVN"
-
-FLOOR = "import time, textual.app, sqlmodel; print(time.time())"
-
-FIRST_CARD = textwrap.dedent(
-    """
-    import asyncio, time
-    from infracards.cli import open_home
-    from infracards.answers import AnswerBook
-    from infracards.paths import home
-    from infracards.study import local_now
-    import infracards.tui.app as app_module
-    from infracards.tui.context import AppContext
-    from infracards.tui.screens.review import ReviewScreen
-
-    class FirstCard(ReviewScreen):
-        def show_current(self) -> None:
-            super().show_current()
-            # The moment the frame holding the first card has been drawn.
-            self.call_after_refresh(self.drawn)
-
-        def drawn(self) -> None:
-            print(time.time(), flush=True)
-            self.app.exit()
-
-    app_module.ReviewScreen = FirstCard
-
-    async def main() -> None:
-        context = AppContext(engine=open_home(), answers=AnswerBook(), home=home(), clock=local_now)
-        app = app_module.InfracardsApp(context, start_review="module03")
-        async with app.run_test(headless=True, size=(100, 32)):
-            while app.is_running:
-                await asyncio.sleep(0.005)
-
-    asyncio.run(main())
-    """
-)
-
-
-def spawn_until_printed(code: str, env: dict[str, str]) -> float:
-    """Seconds from spawning a fresh interpreter to the time it prints."""
-    start = time.time()
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    )
-    return float(out.stdout.split()[0]) - start
-
-
-def cold_start(runs: int, env: dict[str, str]) -> None:
-    spawn_until_printed(FIRST_CARD, env)  # first run creates and migrates the database
-    floor = [spawn_until_printed(FLOOR, env) for _ in range(runs)]
-    ours = [spawn_until_printed(FIRST_CARD, env) for _ in range(runs)]
-    f, o = statistics.median(floor), statistics.median(ours)
-    print(f"cold start: import floor (textual.app + sqlmodel) median {f * 1000:.0f} ms")
-    print(f"cold start: process start → first card visible median {o * 1000:.0f} ms")
-    print(f"cold start: ratio {o / f:.2f}× (target ≤ 1.2×)")
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -134,9 +78,11 @@ async def timed_actions(
         original = getattr(screen, f"action_{action}")
 
         def timed(*args: object) -> None:
+            skipped = sealed_only and screen.card is not None and not screen.card.locked
             start = time.perf_counter()
             original(*args)
-            screen.call_after_refresh(lambda: times.append(time.perf_counter() - start))
+            if not skipped:  # free cards are stepped over at once, with no time to prepare
+                screen.call_after_refresh(lambda: times.append(time.perf_counter() - start))
 
         setattr(screen, f"action_{action}", timed)
         while len(times) < count and screen.card is not None:
@@ -176,8 +122,7 @@ def main() -> None:
     parser.add_argument("--grades", type=int, default=300)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        env = {**os.environ, "INFRACARDS_HOME": folder}
-        cold_start(args.runs, env)
+        cold_start.report(cold_start.interleaved(Path(folder), args.runs))
         os.environ["INFRACARDS_HOME"] = folder
         asyncio.run(grade_and_reveal(args.grades))
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from infracards.errors import DeckCorruptedError
-from infracards.seal import open_answer
-from infracards.seal.encoding import decode_b64
 from infracards.store.queries import CardRecord
-from infracards.unlock import OpenedRelease
+
+if TYPE_CHECKING:
+    from infracards.unlock import OpenedRelease
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,10 @@ class AnswerBook:
         release = self._releases.get(card.deck_id)
         if release is None or card.sealed is None:
             return None
+        # Only a sealed answer of an unlocked deck needs `cryptography` (~10 ms to import).
+        from infracards.seal import open_answer
+        from infracards.seal.encoding import decode_b64
+
         plaintext = open_answer(
             release.release_key,
             card.deck_id,

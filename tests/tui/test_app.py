@@ -10,6 +10,7 @@ from textual.widgets import DataTable, Input, Static
 from infracards.store.db import transaction
 from infracards.store.queries import card_history, find_card
 from infracards.tui.app import InfracardsApp
+from infracards.tui.context import AppContext
 from infracards.tui.screens.browse import BrowseScreen
 from infracards.tui.screens.card import CardScreen
 from infracards.tui.screens.home import HomeScreen
@@ -213,3 +214,60 @@ async def test_a_long_answer_fits_beside_its_scrollbar(engine: Engine, context) 
         strips = app.screen.query_one(AnswerLines).rendered.strips
         assert len(strips) > 40 and view.show_vertical_scrollbar
         assert max(strip.cell_length for strip in strips) <= view.scrollable_content_region.width
+
+
+async def test_a_review_started_from_the_command_line_leaves_to_a_full_home_screen(
+    context,  # type: ignore[no-untyped-def]
+) -> None:
+    """The home screen under it is built only when first shown, and then works as usual."""
+    app = InfracardsApp(context, start_review="sample")
+    async with app.run_test(size=SIZE) as pilot:
+        assert shown_card_id(app) == "q01"
+        [home] = [screen for screen in app.screen_stack if isinstance(screen, HomeScreen)]
+        assert not home.built and not home.query(DataTable)
+        assert home.selected_deck == "sample"  # the palette's Review and Unlock still find it
+        await pilot.press("space", "4", "q", "enter")
+        assert app.screen is home and home.built
+        table = home.query_one(DataTable)
+        assert table.get_row("sample") == ["Sample deck", "4", "3", "0", "1 locked", "1"]
+        assert table.has_focus and home.selected_deck == "sample"
+        await pilot.press("r")
+        assert shown_card_id(app) == "q02"
+
+
+async def test_the_grade_buttons_are_labelled_and_grade_even_when_revealed_at_once(
+    app: InfracardsApp, context: AppContext, engine: Engine, today: date
+) -> None:
+    """The grade bar adds its buttons after the first frame, or at once when revealed sooner."""
+    from textual.widgets import Button
+
+    from infracards.tui.widgets.grade_bar import GradeBar
+
+    async with app.run_test(size=SIZE) as pilot:
+        screen = ReviewScreen(context, deck_id="sample")
+        await app.push_screen(screen)
+        assert not screen.query_one(GradeBar).children  # not yet: the question is not drawn
+        screen.action_reveal()
+        buttons = screen.query_one(GradeBar).query(Button)
+        assert [str(b.label).split()[0] for b in buttons] == ["0", "1", "2", "3", "4", "5"]
+        assert str(buttons[4].label) == "4 hesitant\n1 day"
+        await pilot.pause()
+        assert len(screen.query_one(GradeBar).query(Button)) == 6  # added once only
+        await pilot.click("#grade-4")
+        assert shown_card_id(app) == "q02"
+    card, history = state_of(engine, "q01")
+    assert [e.grade for e in history] == [4] and card.due == today + timedelta(days=1)
+
+
+async def test_the_grade_bar_has_its_buttons_ready_before_the_first_reveal(
+    app: InfracardsApp,
+) -> None:
+    from textual.widgets import Button
+
+    from infracards.tui.widgets.grade_bar import GradeBar
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await pilot.pause()
+        bar = app.screen.query_one(GradeBar)
+        assert not bar.display and len(bar.query(Button)) == 6

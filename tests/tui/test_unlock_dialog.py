@@ -91,6 +91,7 @@ async def test_a_stored_key_opens_answers_at_start(
 ) -> None:
     save_license(home, {"demo": keys[0]})
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the key is opened once the first frame is drawn
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.context.answers.is_unlocked("demo")
@@ -121,6 +122,7 @@ async def test_a_revoked_stored_key_starts_locked_with_a_notice(
     notices: list[str] = []
     monkeypatch.setattr(app, "notify", lambda message, **_: notices.append(str(message)))
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert not app.context.answers.is_unlocked("demo")

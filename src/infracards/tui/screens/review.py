@@ -27,7 +27,6 @@ from infracards.store.queries import (
 from infracards.study import Graded, grade_card, next_intervals, undo_grade
 from infracards.tui.context import AppContext, PreparedAnswer, prepare
 from infracards.tui.messages import AnswersOpened, UnlockRequested
-from infracards.tui.screens.summary import SessionSummary, SummaryScreen
 from infracards.tui.widgets.card_view import CardView
 from infracards.tui.widgets.grade_bar import GradeBar
 
@@ -236,6 +235,8 @@ class ReviewScreen(Screen[None]):
             if self.queue.current is None:
                 self.app.notify("Nothing to review in this deck today.", timeout=3)
             return
+        from infracards.tui.screens.summary import SessionSummary, SummaryScreen
+
         summary = SessionSummary.from_grades(
             [step.graded for step in self.history],
             card_ids={step.card.pk: step.card.card_id for step in self.history},

@@ -1,0 +1,150 @@
+"""Start-up imports only what the first card needs; the rest waits until it is used.
+
+Each check runs a fresh interpreter, so the modules it finds were imported by the code path
+itself and not by another test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from datetime import date
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from infracards.cli import open_home
+from infracards.library import ensure_builtin_deck
+from infracards.paths import builtin_deck_path
+from infracards.store.db import transaction
+from infracards.store.queries import deck_summaries
+
+NOT_AT_START = ("alembic", "yaml", "cryptography", "argon2", "pygments", "rich.markdown")
+"""Migrations, deck parsing, unlocking and answer rendering: none is needed to show a question."""
+
+FIRST_CARD = """
+    import sys
+    from infracards.cli import open_home
+    from infracards.scheduler import study_day
+    from infracards.store.db import transaction
+    from infracards.store.queries import build_queue, load_card, load_prefs
+    from infracards.study import local_now
+
+    engine = open_home()
+    with transaction(engine) as session:
+        prefs = load_prefs(session)
+        today = study_day(local_now(), rollover_hour=prefs.rollover_hour)
+        queue = build_queue(session, deck_id="module03", today=today, prefs=prefs)
+        card = load_card(session, pk=queue.current)
+    shown, modules = card.card_id, set(sys.modules)
+"""
+
+FIRST_CARD_IN_APP = """
+    import asyncio, sys
+    from infracards.answers import AnswerBook
+    from infracards.cli import open_home
+    from infracards.paths import home
+    from infracards.study import local_now
+    import infracards.tui.app as app_module
+    from infracards.tui.context import AppContext
+
+    class FirstCard(app_module.ReviewScreen):
+        def show_current(self) -> None:
+            super().show_current()
+            self.call_after_refresh(self.drawn)
+
+        def drawn(self) -> None:
+            # The answer is laid out in the background from here on; until now, nothing else.
+            global shown, at_first_card
+            shown, at_first_card = self.card.card_id, set(sys.modules)
+            self.app.exit()
+
+    app_module.ReviewScreen = FirstCard
+
+    async def main() -> None:
+        context = AppContext(engine=open_home(), answers=AnswerBook(), home=home(), clock=local_now)
+        app = app_module.InfracardsApp(context, start_review="module03")
+        async with app.run_test(headless=True, size=(100, 32)):
+            while app.is_running:
+                await asyncio.sleep(0.005)
+
+    asyncio.run(main())
+    modules = at_first_card
+"""
+
+
+def imported_by(code: str, home: Path) -> tuple[str, set[str]]:
+    """What a fresh interpreter showed, and every module it had imported by then."""
+    script = textwrap.dedent(code) + "\nimport json\nprint(json.dumps([shown, sorted(modules)]))\n"
+    env = {**os.environ, "INFRACARDS_HOME": str(home)}
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    shown, modules = json.loads(result.stdout.splitlines()[-1])
+    return shown, set(modules)
+
+
+def loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(name for name in names if name in modules)
+
+
+@pytest.fixture
+def started(home: Path) -> Path:
+    """A home whose store was created, migrated and given the built-in deck by a first run."""
+    open_home().dispose()
+    return home
+
+
+def test_an_up_to_date_store_shows_its_first_card_without_migrations_yaml_or_crypto(
+    started: Path,
+) -> None:
+    shown, modules = imported_by(FIRST_CARD, started)
+    assert shown == "q01"
+    assert loaded(modules, NOT_AT_START) == []
+    assert "infracards.deck" not in modules
+
+
+def test_the_app_draws_its_first_card_without_migrations_yaml_crypto_or_other_screens(
+    started: Path,
+) -> None:
+    shown, modules = imported_by(FIRST_CARD_IN_APP, started)
+    assert shown == "q01"
+    assert loaded(modules, NOT_AT_START) == []
+    screens = {m.rsplit(".", 1)[-1] for m in modules if m.startswith("infracards.tui.screens.")}
+    assert screens == {"home", "review"}
+    assert "infracards.tui.dialogs.unlock" not in modules
+
+
+def test_a_new_home_is_still_migrated_and_given_the_builtin_deck(home: Path) -> None:
+    shown, modules = imported_by(FIRST_CARD, home)
+    assert shown == "q01"
+    assert {"alembic", "yaml"} <= modules
+
+
+def test_a_changed_builtin_deck_is_still_noticed_and_synced(
+    engine: Engine, today: date, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert ensure_builtin_deck(engine) is not None
+    shipped = builtin_deck_path()
+    newer = tmp_path / "shipped" / "module03.yaml"
+    newer.parent.mkdir()
+    newer.write_text(
+        shipped.read_text(encoding="utf-8").replace("version: 1", "version: 2", 1),
+        encoding="utf-8",
+    )
+    newer.with_name("module03.keyslots.json").write_bytes(
+        shipped.with_name("module03.keyslots.json").read_bytes()
+    )
+    monkeypatch.setattr("infracards.library.builtin_deck_path", lambda: newer)
+
+    report = ensure_builtin_deck(engine)
+
+    assert report is not None and report.version == 2
+    assert ensure_builtin_deck(engine) is None
+    with transaction(engine) as session:
+        versions = {s.deck_id: s.version for s in deck_summaries(session, today=today)}
+    assert versions["module03"] == 2
