@@ -9,8 +9,8 @@ Other benchmarks import the three measurements, each returning seconds per fresh
 - ``floor(runs)``: ``import textual.app, sqlmodel`` and nothing else, the issue's floor;
 - ``first_card(home, runs)``: open the store in ``home`` and have the first due card loaded,
   without the TUI (what ``infracards review`` does before Textual starts);
-- ``first_card_in_app(home, runs)``: the app, headless, until the frame showing the first card
-  of the review screen has been drawn.
+- ``first_card_in_app(home, runs)``: ``infracards review --deck D`` through the real entry
+  point, with the app headless, until the frame showing the first card has been drawn.
 
 A sample is the time from spawning the process to the moment it prints, so interpreter start-up
 and imports count, as they do for a learner. ``home`` may hold any store; a home without a
@@ -62,35 +62,38 @@ FIRST_CARD = textwrap.dedent(
 
 FIRST_CARD_IN_APP = textwrap.dedent(
     """
-    import asyncio, sys, time
-    from infracards.cli import open_home
-    from infracards.answers import AnswerBook
-    from infracards.paths import home
-    from infracards.study import local_now
-    import infracards.tui.app as app_module
-    from infracards.tui.context import AppContext
-    from infracards.tui.screens.review import ReviewScreen
+    import asyncio, gc, sys, time
+    gc.disable()  # what the `infracards` entry point does first (infracards.__main__.entry)
+    import infracards.cli as cli
 
-    class FirstCard(ReviewScreen):
-        def show_current(self) -> None:
-            super().show_current()
-            # The moment the frame holding the first card has been drawn.
-            self.call_after_refresh(self.drawn)
+    launch_app = cli.launch_app
 
-        def drawn(self) -> None:
-            print(time.time(), self.card.card_id if self.card else "-", flush=True)
-            self.app.exit()
+    def headless(engine, *, start_review):
+        # Patched in here, so Textual is imported where `infracards review` imports it.
+        import infracards.tui.app as app_module
+        from infracards.tui.screens.review import ReviewScreen
 
-    app_module.ReviewScreen = FirstCard
+        class FirstCard(ReviewScreen):
+            def show_current(self) -> None:
+                super().show_current()
+                # The moment the frame holding the first card has been drawn.
+                self.call_after_refresh(self.drawn)
 
-    async def main() -> None:
-        context = AppContext(engine=open_home(), answers=AnswerBook(), home=home(), clock=local_now)
-        app = app_module.InfracardsApp(context, start_review=sys.argv[1])
-        async with app.run_test(headless=True, size=(100, 32)):
-            while app.is_running:
-                await asyncio.sleep(0.005)
+            def drawn(self) -> None:
+                print(time.time(), self.card.card_id if self.card else "-", flush=True)
+                self.app.exit()
 
-    asyncio.run(main())
+        async def run(app) -> None:
+            async with app.run_test(headless=True, size=(100, 32)):
+                while app.is_running:
+                    await asyncio.sleep(0.005)
+
+        app_module.ReviewScreen = FirstCard
+        app_module.InfracardsApp.run = lambda app: asyncio.run(run(app))
+        return launch_app(engine, start_review=start_review)
+
+    cli.launch_app = headless
+    sys.exit(cli.main(["review", "--deck", sys.argv[1]]))
     """
 )
 

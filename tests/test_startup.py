@@ -148,3 +148,39 @@ def test_a_changed_builtin_deck_is_still_noticed_and_synced(
     with transaction(engine) as session:
         versions = {s.deck_id: s.version for s in deck_summaries(session, today=today)}
     assert versions["module03"] == 2
+
+
+def test_one_shot_commands_collect_garbage_as_usual(home: Path) -> None:
+    """The entry point pauses collection for start-up; a command that is not the app resumes it."""
+    code = (
+        "import gc; from infracards.__main__ import entry; "
+        "code = entry(['status']); print(code, gc.isenabled())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "INFRACARDS_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.split()[-2:] == ["0", "True"]
+
+
+async def test_the_app_resumes_collection_after_its_first_frame(home: Path) -> None:
+    import gc
+
+    from infracards.answers import AnswerBook
+    from infracards.study import local_now
+    from infracards.tui.app import InfracardsApp
+    from infracards.tui.context import AppContext
+
+    context = AppContext(engine=open_home(), answers=AnswerBook(), home=home, clock=local_now)
+    gc.disable()  # as infracards.__main__.entry leaves it
+    try:
+        async with InfracardsApp(context).run_test() as pilot:
+            await pilot.pause()
+            assert gc.isenabled()
+            assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()

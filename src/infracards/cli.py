@@ -7,6 +7,7 @@ Textual is imported only by the commands that open the app.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -44,6 +45,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:
         return int(exit_.code or 0)
     handler: Handler = args.handler
+    if handler not in (run_app, run_review):
+        gc.enable()  # paused by the entry point for start-up; only the app resumes it later
     try:
         return handler(args)
     except InfracardsError as error:

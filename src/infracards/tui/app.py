@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,15 @@ if TYPE_CHECKING:
 DEFAULT_DECK = "module03"
 
 
+def settle_startup_memory() -> None:
+    """After the first frame, if the entry point paused collection for start-up: the objects
+    made so far live as long as the app, so move them out of the collector's sight, and collect
+    normally from here on."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
+
+
 class InfracardsApp(App[None]):
     """Review, browse and unlock flashcards stored in the local database."""
 
@@ -39,6 +49,7 @@ class InfracardsApp(App[None]):
         self.start_review = start_review
 
     def on_mount(self) -> None:
+        self.call_after_refresh(settle_startup_memory)
         self.push_screen(HomeScreen(self.context))
         if self.start_review is not None:
             self.push_screen(ReviewScreen(self.context, deck_id=self.start_review))
