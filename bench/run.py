@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,17 @@ import floor_side
 import infracards_side
 import workload
 
-GRADES = 1_000
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    cards: int
+    reviews: int
+    runs: int
+    """Repetitions of each timed step (queue runs ten times as often: it is quick)."""
+    grades: int
+    """Committed grades timed per side (the issue asks for 1,000)."""
+    app_grades: int
+    """Grades timed in the app, at the learner's pace (each waits 0.3 s for the answer)."""
 
 
 def median(samples: list[float]) -> float:
@@ -87,7 +98,8 @@ def timed(step: str, work: Callable[[], Any]) -> Any:
     return result
 
 
-def run(cards: int, reviews: int, runs: int, folder: Path) -> dict[str, Any]:
+def run(plan: Plan, folder: Path) -> dict[str, Any]:
+    cards, reviews, runs = plan.cards, plan.reviews, plan.runs
     anki = anki_side.available()
     deck_path = folder / "bench.yaml"
     timed(f"writing a {cards:,}-card deck", lambda: workload.write_deck_yaml(str(deck_path), cards))
@@ -161,12 +173,12 @@ def run(cards: int, reviews: int, runs: int, folder: Path) -> dict[str, Any]:
     shutil.copyfile(database, grade_floor_db)
     results["grade"] = _hot(
         "grade",
-        ours=lambda: infracards_side.grade(home, GRADES),
-        anki=(lambda: anki_side.grade(anki_load.collection, GRADES)) if anki_load else None,
-        floor=lambda: floor_side.grade(grade_floor_db, GRADES),
+        ours=lambda: infracards_side.grade(home, plan.grades),
+        anki=(lambda: anki_side.grade(anki_load.collection, plan.grades)) if anki_load else None,
+        floor=lambda: floor_side.grade(grade_floor_db, plan.grades),
     )
     in_app_grades = timed(
-        "grade: infracards app", lambda: infracards_side.grade_in_app(home, min(GRADES, 200))
+        "grade: infracards app", lambda: infracards_side.grade_in_app(home, plan.app_grades)
     )
     results["grade"]["infracards_app_s"] = median(in_app_grades)
     results["grade"]["infracards_app_p99_s"] = p99(in_app_grades)
@@ -316,15 +328,17 @@ def main() -> None:
     parser.add_argument("--reviews", type=int, default=1_000_000)
     parser.add_argument("--quick", action="store_true", help="1,000 cards and 10,000 reviews")
     parser.add_argument("--runs", type=int, default=7, help="repetitions of each timed step")
+    parser.add_argument("--grades", type=int, default=1_000, help="committed grades per side")
+    parser.add_argument("--app-grades", type=int, default=100, help="grades timed in the app")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--keep", type=Path, help="build in this (empty) folder and keep it")
     args = parser.parse_args()
     cards, reviews = (1_000, 10_000) if args.quick else (args.cards, args.reviews)
-    runs = min(args.runs, 3) if args.quick else args.runs
+    plan = Plan(cards, reviews, args.runs, args.grades, args.app_grades)
     with tempfile.TemporaryDirectory(prefix="infracards-bench-") as scratch:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
-        report = run(cards, reviews, runs, folder)
+        report = run(plan, folder)
     print(json.dumps(report, indent=2) if args.json else table(report))
 
 

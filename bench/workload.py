@@ -12,8 +12,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-TODAY = date(2025, 1, 6)
-"""The study day the benchmark pretends it is (fixed, so runs are comparable)."""
+TODAY = (datetime.now() - timedelta(hours=4)).date()
+"""The learner's study day now (infracards rolls the day over at 04:00). The history ends here,
+so a fresh process that reads the real clock (cold start) sees the queue the others time."""
 HISTORY_DAYS = 730
 NEW_SHARE = 0.2
 TAGS = [
