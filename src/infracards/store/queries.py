@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 
-from sqlalchemy import Table, bindparam, func, insert, update
+from sqlalchemy import Table, bindparam, func, insert, text, update
 from sqlmodel import Session, col, select
 
 from infracards.deck import Deck as DeckFile
@@ -259,44 +259,43 @@ def deck_ids(session: Session) -> list[str]:
     return list(session.exec(select(Deck.id).order_by(Deck.id)))
 
 
+# Running counts kept by triggers (schema 0003): a few hundred rows, not 100k cards joined to
+# their states and today's reviews joined to their cards.
+_DECK_COUNTS = text(
+    """
+SELECT deck_id, sum(cards), coalesce(sum(cards) FILTER (WHERE due IS NULL), 0),
+       coalesce(sum(cards) FILTER (WHERE due <= :today), 0),
+       coalesce(sum(cards) FILTER (WHERE locked), 0)
+FROM duecount GROUP BY deck_id
+"""
+)
+_REVIEWED_ON = text("SELECT deck_id, reviews FROM daycount WHERE study_day = :today")
+_DECK_ROWS = text("SELECT id, title, version, lock_header IS NOT NULL FROM deck ORDER BY id")
+
+
 def deck_summaries(session: Session, *, today: date) -> list[DeckSummary]:
     """Per deck: active cards, new, due today, locked, reviews today."""
-    active = Card.retired == False  # noqa: E712 (SQL expression)
-    counts = session.exec(
-        select(
-            Card.deck_id,
-            func.count(),
-            func.count().filter(col(CardState.due).is_(None)),
-            func.count().filter(col(CardState.due) <= today),
-            func.count().filter(col(Card.answer).is_(None)),
-        )
-        .join(CardState, col(CardState.card) == Card.id)
-        .where(active)
-        .group_by(Card.deck_id)
-    ).all()
-    by_deck = {deck_id: (total, new, due, locked) for deck_id, total, new, due, locked in counts}
-    reviewed = dict(
-        session.exec(
-            select(Card.deck_id, func.count())
-            .join(Review, col(Review.card) == Card.id)
-            .where(Review.study_day == today)
-            .group_by(Card.deck_id)
-        ).all()
-    )
+    connection = session.connection()
+    params = {"today": today.isoformat()}
+    by_deck = {
+        deck_id: (total, new, due, locked)
+        for deck_id, total, new, due, locked in connection.execute(_DECK_COUNTS, params)
+    }
+    reviewed = dict(connection.execute(_REVIEWED_ON, params).all())
     summaries = []
-    for deck in session.exec(select(Deck).order_by(Deck.id)):
-        total, new, due, locked = by_deck.get(deck.id, (0, 0, 0, 0))
+    for deck_id, title, version, sealed in connection.execute(_DECK_ROWS):
+        total, new, due, locked = by_deck.get(deck_id, (0, 0, 0, 0))
         summaries.append(
             DeckSummary(
-                deck_id=deck.id,
-                title=deck.title,
-                version=deck.version,
+                deck_id=deck_id,
+                title=title,
+                version=version,
                 total=total,
                 new=new,
                 due=due,
                 locked=locked,
-                reviews_today=reviewed.get(deck.id, 0),
-                sealed=deck.lock_header is not None,
+                reviews_today=reviewed.get(deck_id, 0),
+                sealed=bool(sealed),
             )
         )
     return summaries
