@@ -170,14 +170,21 @@ def grade(home: Path, grades: int = 1000) -> list[float]:
     Each call grades cards still due, so repeated calls on one home keep grading new cards.
     """
     from infracards.store.db import transaction
-    from infracards.store.queries import StudyPrefs, build_queue, load_card, start_session
+    from infracards.store.queries import (
+        StudyPrefs,
+        build_queue,
+        load_card,
+        load_queue_page,
+        start_session,
+    )
     from infracards.study import grade_card
 
     engine = _engine(home)
     with transaction(engine, write=True) as session:
-        pending = build_queue(
-            session, deck_id=DECK_ID, today=workload.TODAY, prefs=StudyPrefs()
-        ).pending
+        queue = build_queue(session, deck_id=DECK_ID, today=workload.TODAY, prefs=StudyPrefs())
+        while len(queue.pending) < grades and queue.unloaded:
+            queue = load_queue_page(session, queue=queue)
+        pending = queue.pending
         session_id = start_session(session, now=NOW, study_day=workload.TODAY, deck_id=DECK_ID)
     with transaction(engine) as session:
         shown = [load_card(session, pk=pk) for pk in pending[:grades]]
