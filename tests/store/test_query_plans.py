@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import Engine, TextClause
 
 import infracards.store.queries as queries
+import infracards.store.stats as stats
 from infracards.paths import database_path
 
 PARAMS: dict[str, Any] = {
@@ -108,3 +109,45 @@ def test_todays_log_is_a_range_of_the_study_day_index(db: sqlite3.Connection) ->
         steps = plan(db, statement)
         assert any("ix_review_study_day (study_day=?)" in step for step in steps), steps
         assert not any(step.startswith("SCAN") for step in steps), steps
+
+
+STATS_PARAMS = {
+    "today": "2025-01-06",
+    "yesterday": "2025-01-05",
+    "year": "2024-01-08",
+    "weeks": "2024-10-21",
+    "since": "2024-12-08",
+    "last": "2025-02-04",
+    "deck": "sample",
+    "passing": 3,
+}
+
+
+def stats_plan(db: sqlite3.Connection, sql: str, deck: str) -> list[str]:
+    query = sql.format(deck=deck)
+    return [row[3] for row in db.execute(f"EXPLAIN QUERY PLAN {query}", STATS_PARAMS)]
+
+
+@pytest.mark.parametrize("deck", ["", stats._IN_DECK])
+@pytest.mark.parametrize(
+    "sql", [stats._HEATMAP, stats._STREAKS, stats._RETENTION, stats._REVIEWS, stats._FORECAST]
+)
+def test_per_day_statistics_read_only_running_counts(
+    db: sqlite3.Connection, sql: str, deck: str
+) -> None:
+    tables = " ".join(stats_plan(db, sql, deck))
+    for table in ("card ", "cardstate", "review", " c ", " s ", " r "):
+        assert table not in f"{tables} ", tables
+
+
+@pytest.mark.parametrize("deck", ["", " AND c.deck_id = :deck"])
+def test_the_pass_over_cards_reads_no_answers_and_sorts_only_recent_reviews(
+    db: sqlite3.Connection, deck: str
+) -> None:
+    steps = stats_plan(db, stats._CARDS, deck)
+    assert any(
+        step.startswith("SEARCH c USING COVERING INDEX ix_card_retired_tags_deck_id")
+        for step in steps
+    ), steps
+    assert not any(step.startswith("SCAN c") for step in steps), steps
+    assert sum("TEMP B-TREE FOR GROUP BY" in step for step in steps) == 2, steps  # recent, tags
