@@ -14,7 +14,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import yaml
@@ -75,27 +75,37 @@ def queue(database: Path, runs: int) -> list[float]:
 
 
 def grade(database: Path, grades: int) -> list[float]:
-    """One transaction per grade: update the card's state, append the review, commit."""
+    """One transaction per grade: read the state, append the review, update the state, commit
+    (one fsync under ``synchronous=FULL``). What the app costs above this is Python."""
     db = _connect(database)
-    cards = [
-        pk for (pk,) in db.execute("SELECT card FROM cardstate ORDER BY card LIMIT ?", (grades,))
+    day = TODAY.isoformat()
+    pending = [
+        pk
+        for (pk,) in db.execute(
+            "SELECT card FROM cardstate WHERE due <= ? ORDER BY due LIMIT ?", (day, grades)
+        )
     ]
-    moment = datetime.combine(TODAY, datetime.min.time(), UTC) + timedelta(hours=12)
+    at = (datetime.combine(TODAY, datetime.min.time()) + timedelta(hours=12)).isoformat(sep=" ")
+    os.sync()  # the history just written must not be flushed inside the timed commits
     samples = []
-    for pk in cards:
+    for pk in pending:
         started = time.perf_counter()
         db.execute("BEGIN IMMEDIATE")
-        db.execute(
-            "UPDATE cardstate SET easiness_centi = 250, repetitions = 1, interval = 1,"
-            " due = ?, last_review_at = ? WHERE card = ?",
-            ((TODAY + timedelta(days=1)).isoformat(), moment.isoformat(sep=" "), pk),
-        )
+        ef, reps, interval, due = db.execute(
+            "SELECT easiness_centi, repetitions, interval, due FROM cardstate WHERE card = ?", (pk,)
+        ).fetchone()
+        after = (TODAY + timedelta(days=interval + 1)).isoformat()
         db.execute(
             "INSERT INTO review (card, reviewed_at, study_day, grade, drill, duration_ms,"
-            " easiness_centi_before, repetitions_before, interval_before,"
-            " easiness_centi_after, repetitions_after, interval_after)"
-            " VALUES (?, ?, ?, 4, 0, 5000, 250, 0, 0, 250, 1, 1)",
-            (pk, moment.isoformat(sep=" "), TODAY.isoformat()),
+            " easiness_centi_before, repetitions_before, interval_before, due_before,"
+            " easiness_centi_after, repetitions_after, interval_after, due_after)"
+            " VALUES (?, ?, ?, 4, 0, 4000, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (pk, at, day, ef, reps, interval, due, ef, reps + 1, interval + 1, after),
+        )
+        db.execute(
+            "UPDATE cardstate SET repetitions = ?, interval = ?, due = ?, last_review_at = ?"
+            " WHERE card = ?",
+            (reps + 1, interval + 1, after, at, pk),
         )
         db.execute("COMMIT")
         samples.append(time.perf_counter() - started)

@@ -1,25 +1,37 @@
 """infracards' half of the comparison: each workload through the app's own code paths.
 
-Imports happen before the clock starts (cold start is measured on its own, in fresh processes),
-so these numbers are the work a learner waits for once the program is running.
+The deck is loaded the way a learner loads one (``load``: YAML → SQLite); the history then goes
+in with raw sqlite3 (``add_history``: seconds, where a million graded reviews through the app
+would take long). Imports happen before the clock starts (cold start is measured on its own, in
+fresh processes, by ``cold_start.py``), so these numbers are the work a learner waits for once
+the program is running. The clock is fixed at noon of ``workload.TODAY``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import sqlite3
 import subprocess
 import sys
 import textwrap
 import time
-from datetime import date, datetime
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import workload
 
 if TYPE_CHECKING:
     from infracards.tui.context import AppContext
 
 DEMO_KEY = "GTA13-PAJRP-RFMBW-3P4BP-X5NF6-K0PVN"
+DECK_ID = "bench"
+NOW = datetime(workload.TODAY.year, workload.TODAY.month, workload.TODAY.day, 12, tzinfo=UTC)
+"""Noon on the benchmark's study day: a fixed clock, so every run sees the same queue."""
+_DATETIME = "%Y-%m-%d %H:%M:%S.%f"
+"""How SQLAlchemy stores a DateTime in SQLite."""
 
 
 def load(deck_path: Path, home: Path) -> float:
@@ -34,6 +46,129 @@ def load(deck_path: Path, home: Path) -> float:
     elapsed = time.perf_counter() - started
     assert report.created and report.added, "the bench deck did not load"
     return elapsed
+
+
+def add_history(home: Path, cards: int, reviews: int) -> None:
+    """Give the loaded bench deck the workload's card states and review log (raw sqlite3)."""
+    from infracards.paths import database_path
+
+    with sqlite3.connect(database_path(home)) as db:
+        db.execute("PRAGMA synchronous=OFF")
+        pks = dict(db.execute("SELECT card_id, id FROM card WHERE deck_id = ?", (DECK_ID,)))
+        db.executemany(
+            "UPDATE cardstate SET easiness_centi = ?, repetitions = ?, interval = ?, due = ?"
+            " WHERE card = ?",
+            (
+                (
+                    round(state.easiness * 100),
+                    state.repetitions,
+                    state.interval,
+                    state.due.isoformat(),
+                    pks[workload.card_id(state.index)],
+                )
+                for state in workload.card_states(cards)
+                if state.due is not None
+            ),
+        )
+        db.executemany(
+            "INSERT INTO review (card, reviewed_at, study_day, grade, drill, duration_ms,"
+            " easiness_centi_before, repetitions_before, interval_before, due_before,"
+            " easiness_centi_after, repetitions_after, interval_after, due_after)"
+            " VALUES (?, ?, ?, ?, 0, ?, 250, 1, 1, ?, 250, 2, 6, ?)",
+            _review_rows(pks, cards, reviews),
+        )
+
+
+def _review_rows(pks: dict[str, int], cards: int, count: int) -> Iterator[tuple[object, ...]]:
+    for past in workload.reviews(cards, count):
+        day = past.reviewed_at.date()
+        yield (
+            pks[workload.card_id(past.index)],
+            past.reviewed_at.replace(tzinfo=None).strftime(_DATETIME),
+            day.isoformat(),
+            past.grade,
+            past.duration_ms,
+            day.isoformat(),
+            (day + timedelta(days=6)).isoformat(),
+        )
+
+
+def queue(home: Path, runs: int) -> list[float]:
+    """Start a session and show Home: today's queue and every deck's counts, one transaction."""
+    from infracards.store.db import open_store, transaction
+    from infracards.store.queries import StudyPrefs, build_queue, deck_summaries
+
+    engine = open_store(home)
+    prefs = StudyPrefs()
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        with transaction(engine) as session:
+            build_queue(session, deck_id=DECK_ID, today=workload.TODAY, prefs=prefs)
+            deck_summaries(session, today=workload.TODAY)
+        samples.append(time.perf_counter() - started)
+    engine.dispose()
+    return samples
+
+
+def grade(home: Path, grades: int = 1000) -> list[float]:
+    """Seconds per committed grade through ``study.grade_card`` (the cards of today's queue).
+
+    Each call grades cards still due, so repeated calls on one home keep grading new cards.
+    """
+    from infracards.store.db import open_store, transaction
+    from infracards.store.queries import (
+        StudyPrefs,
+        build_queue,
+        load_card,
+        load_queue_page,
+        start_session,
+    )
+    from infracards.study import grade_card
+
+    engine = open_store(home)
+    with transaction(engine, write=True) as session:
+        queue = build_queue(session, deck_id=DECK_ID, today=workload.TODAY, prefs=StudyPrefs())
+        while len(queue.pending) < grades and queue.unloaded:
+            queue = load_queue_page(session, queue=queue)
+        pending = queue.pending
+        session_id = start_session(session, now=NOW, study_day=workload.TODAY, deck_id=DECK_ID)
+    with transaction(engine) as session:
+        shown = [load_card(session, pk=pk) for pk in pending[:grades]]
+    os.sync()  # the history just written must not be flushed inside the timed commits
+    samples = []
+    for n, card in enumerate(shown):
+        quality = (5, 4, 4, 3, 5, 2)[n % 6]
+        started = time.perf_counter()
+        grade_card(
+            engine,
+            card=card,
+            quality=quality,
+            drill=False,
+            now=NOW,
+            today=workload.TODAY,
+            duration_ms=4000,
+            session_id=session_id,
+        )
+        samples.append(time.perf_counter() - started)
+    engine.dispose()
+    return samples
+
+
+def stats(home: Path, runs: int) -> list[float]:
+    """``compute_stats`` for all decks, in its own read transaction."""
+    from infracards.store.db import open_store, transaction
+    from infracards.store.stats import compute_stats
+
+    engine = open_store(home)
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        with transaction(engine) as session:
+            compute_stats(session, today=workload.TODAY)
+        samples.append(time.perf_counter() - started)
+    engine.dispose()
+    return samples
 
 
 _EXPORT = textwrap.dedent(
@@ -100,7 +235,9 @@ def unlock(home: Path) -> tuple[float, int]:
     return elapsed, len(answers)
 
 
-def grade_in_app(home: Path, grades: int, *, deck_id: str, now: datetime) -> list[float]:
+def grade_in_app(
+    home: Path, grades: int, *, deck_id: str = DECK_ID, now: datetime = NOW
+) -> list[float]:
     """Grade → next card drawn, in the real app (headless), at the learner's pace."""
     from infracards.answers import AnswerBook
     from infracards.store.db import open_store

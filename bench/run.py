@@ -16,7 +16,6 @@ import importlib.metadata
 import json
 import os
 import platform
-import shutil
 import sqlite3
 import statistics
 import sys
@@ -169,8 +168,7 @@ def run(plan: Plan, folder: Path) -> dict[str, Any]:
         limit_s=0.2,
     )
 
-    grade_floor_db = folder / "grade-floor.db"
-    shutil.copyfile(database, grade_floor_db)
+    grade_floor_db = _plain_copy(database, folder / "grade-floor.db")
     results["grade"] = _hot(
         "grade",
         ours=lambda: infracards_side.grade(home, plan.grades),
@@ -195,6 +193,15 @@ def run(plan: Plan, folder: Path) -> dict[str, Any]:
         "vs_floor": ratio(ours, floor),
     }
     return {"machine": machine(), "cards": cards, "reviews": reviews, "workloads": results}
+
+
+def _plain_copy(database: Path, copy: Path) -> Path:
+    """The store's tables and rows without its triggers: the floor writes only what it writes."""
+    with sqlite3.connect(database) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+        for (name,) in target.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"):
+            target.execute(f"DROP TRIGGER {name}")
+    return copy
 
 
 def _hot(

@@ -124,6 +124,21 @@ def test_queue_keeps_earlier_values_unchanged_for_undo() -> None:
     assert after.current == 7 and after.current_is_drill
 
 
+def test_a_queue_read_in_pages_waits_for_its_next_page() -> None:
+    queue = StudyQueue(pending=(1,), unloaded=2, bookmark="after 1")
+    assert (queue.current, queue.remaining, queue.needs_loading) == (1, 3, False)
+    queue = queue.after_grade(2)  # drilled, but after the two cards still in the store
+    assert queue.needs_loading and not queue.current_is_drill and queue.remaining == 3
+    with pytest.raises(LookupError):
+        _ = queue.current
+    queue = queue.with_page((2, 3), unloaded=0, bookmark=None)
+    shown = []
+    while queue.current is not None:
+        shown.append((queue.current, queue.current_is_drill))
+        queue = queue.after_grade(5)
+    assert shown == [(2, False), (3, False), (1, True)]
+
+
 def test_study_day_rolls_over_at_the_chosen_hour() -> None:
     from datetime import datetime
 

@@ -10,7 +10,14 @@ from sqlmodel import Session
 
 from infracards.scheduler import SM2State, review, study_day
 from infracards.store.db import transaction
-from infracards.store.queries import CardRecord, load_card, load_prefs, record_review, undo_review
+from infracards.store.queries import (
+    CardRecord,
+    load_card,
+    load_prefs,
+    load_state,
+    record_review,
+    undo_review,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,16 +63,16 @@ def grade_card(
     this card since it was shown, and SM-2 must continue from the latest state.
     """
     with transaction(engine, write=True) as session:
-        current = load_card(session, pk=card.pk)
-        after = current.state if drill else review(current.state, quality)
-        due = current.due if drill else today + timedelta(days=after.interval)
+        before, due_before = load_state(session, pk=card.pk)
+        after = before if drill else review(before, quality)
+        due = due_before if drill else today + timedelta(days=after.interval)
         review_id = record_review(
             session,
             card_pk=card.pk,
             grade=quality,
             drill=drill,
-            before=current.state,
-            due_before=current.due,
+            before=before,
+            due_before=due_before,
             after=after,
             due_after=due,
             reviewed_at=now.astimezone(UTC),

@@ -13,6 +13,7 @@ from sqlalchemy import create_engine
 from infracards.errors import StoreError
 from infracards.paths import database_path
 from infracards.store.db import SCHEMA_HEAD, alembic_config, backup_database, migrate, open_store
+from tests.store.test_counts import assert_counts_match
 
 
 def test_schema_head_constant_matches_the_migration_scripts() -> None:
@@ -164,6 +165,7 @@ def test_a_database_from_each_older_revision_upgrades_with_every_review_intact(
         )  # session refs kept
         assert db.execute("SELECT version_num FROM alembic_version").fetchone() == (SCHEMA_HEAD,)
         assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+    assert_counts_match(old)  # schema 0003: copies and running counts filled in from the rows
     with upgraded.begin() as connection:
         config.attributes["connection"] = connection
         command.check(config)
@@ -180,6 +182,36 @@ def test_a_database_from_each_older_revision_upgrades_with_every_review_intact(
         duration_ms=1,
         session_id=None,
     )
+    assert_counts_match(old)
+
+
+def test_schema_0003_downgrades_and_upgrades_again_with_its_counts(
+    home: Path,
+    engine,
+    today,
+    now,  # type: ignore[no-untyped-def]
+) -> None:
+    from tests.conftest import grade_by_id
+
+    grade_by_id(engine, "q01", 4, now=now, today=today)
+    grade_by_id(engine, "q01", 2, now=now, today=today, drill=True)
+    engine.dispose()
+    path = database_path(home)
+    config = alembic_config()
+    for revision in ("0002", "head"):
+        target = create_engine(f"sqlite:///{path}")
+        with target.begin() as connection:
+            config.attributes["connection"] = connection
+            if revision == "head":
+                command.upgrade(config, revision)
+            else:
+                command.downgrade(config, revision)
+        target.dispose()
+        with sqlite3.connect(path) as db:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+            assert ("duecount" in tables) == (revision == "head")
+            assert db.execute("SELECT count(*) FROM review").fetchone() == (2,)
+    assert_counts_match(path)
 
 
 def test_a_damaged_database_names_the_backup_to_restore(home: Path) -> None:

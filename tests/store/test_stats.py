@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine, text, update
 from sqlmodel import col
 
 from infracards.library import add_deck
@@ -263,14 +263,29 @@ def test_a_deck_filter_narrows_every_number(history: Engine, today: date) -> Non
     assert other.totals == Totals(cards=2, reviewed_cards=1, reviews=1, average_ef=Decimal("2.36"))
 
 
-@pytest.mark.parametrize("deck_id", ["sample", "other"])
-def test_both_ways_of_finding_a_decks_reviews_agree(
-    history: Engine, today: date, deck_id: str, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("deck_id", [None, "sample", "other"])
+def test_per_day_numbers_from_running_counts_equal_the_log(
+    history: Engine, today: date, deck_id: str | None
 ) -> None:
-    monkeypatch.setattr(stats_module, "SMALL_DECK", 0.0)  # walk the review index
-    walked = stats_for(history, today, deck_id)
-    monkeypatch.setattr(stats_module, "SMALL_DECK", 1.0)  # start from the deck's cards
-    assert stats_for(history, today, deck_id) == walked
+    """Heatmap, retention, streak days and totals, recounted from every review row."""
+    stats = stats_for(history, today, deck_id)
+    in_deck = "" if deck_id is None else " AND c.deck_id = :deck"
+    log = (
+        "SELECT r.study_day, count(*), sum(NOT r.drill), sum(NOT r.drill AND r.grade >= 3)"
+        f" FROM review r JOIN card c ON c.id = r.card WHERE 1{in_deck}"
+        " GROUP BY r.study_day ORDER BY r.study_day"
+    )
+    with transaction(history) as session:
+        days = [
+            (D(day), n, graded, passed)
+            for day, n, graded, passed in session.execute(text(log), {"deck": deck_id})
+        ]
+    year = today - timedelta(days=stats_module.HEATMAP_DAYS - 1)
+    assert stats.heatmap == tuple((day, n) for day, n, _, _ in days if year <= day <= today)
+    assert stats.totals.reviews == sum(n for _, n, _, _ in days)
+    graded = {day: (g, p) for day, _, g, p in days if g}
+    assert all(graded.get(day, (0, 0)) == (n, p) for day, n, p in stats.retention_daily)
+    assert stats.retention_daily and any(n for _, n, _ in stats.retention_daily)
 
 
 def test_the_only_deck_loaded_needs_no_filter(engine: Engine, today: date) -> None:

@@ -11,6 +11,7 @@ from infracards.library import add_deck, ensure_builtin_deck
 from infracards.paths import builtin_deck_path
 from infracards.scheduler import SM2State
 from infracards.store.db import transaction
+from infracards.store.models import CardState
 from infracards.store.queries import (
     StudyPrefs,
     browse_rows,
@@ -19,6 +20,8 @@ from infracards.store.queries import (
     deck_summaries,
     find_card,
     load_card,
+    load_state,
+    set_card_state,
 )
 from infracards.study import undo_grade
 from tests.conftest import SAMPLE_DECK, grade_by_id
@@ -105,6 +108,20 @@ def test_grading_commits_state_and_log_and_undo_restores_both_exactly(
 
     undo_grade(engine, graded=graded)
     assert dump(engine) == before
+
+
+def test_a_state_written_beside_the_orm_is_read_fresh_in_the_same_session(
+    engine: Engine, today: date
+) -> None:
+    pk = card(engine, "q02").pk
+    stored = SM2State(easiness="2.36", repetitions=3, interval=9)
+    with transaction(engine, write=True) as session:
+        held = session.get(CardState, pk)  # the session's identity map now holds the row
+        assert held is not None and held.repetitions == 0
+        set_card_state(session, card_pk=pk, state=stored, due=today, last_review_at=None)
+        assert load_card(session, pk=pk).state == stored
+        assert held.repetitions == 3
+        assert load_state(session, pk=pk) == (stored, today)
 
 
 def test_a_drill_is_logged_but_leaves_the_schedule_alone(

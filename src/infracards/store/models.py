@@ -2,6 +2,13 @@
 
 EF is stored as integer hundredths (``easiness_centi``) because SM-2 needs exact arithmetic.
 Dates are study days (local calendar days that roll over at a configurable hour); times are UTC.
+
+Schema 0003 added data that SQLite triggers keep (see ``migrations/versions/0003_...``): each
+``cardstate`` row carries copies of its card's deck, position, retired flag and lock state, and
+``duecount`` and ``daycount`` hold running counts. Whoever writes cards, states or reviews
+(deck sync, grading, undo, import, a raw ``sqlite3`` bulk load) keeps them right without
+knowing. A migration that rebuilds ``card``, ``cardstate`` or ``review`` drops their triggers
+and must create them again (``tests/store/test_migrations.py`` checks they exist at head).
 """
 
 from __future__ import annotations
@@ -49,7 +56,11 @@ class Card(SQLModel, table=True):
 
     model_config = {"defer_build": True}
 
-    __table_args__ = (UniqueConstraint("deck_id", "card_id"),)
+    __table_args__ = (
+        UniqueConstraint("deck_id", "card_id"),
+        # Statistics group active cards by tags without reading prompts and answers (~2 KB each).
+        Index("ix_card_retired_tags_deck_id", "retired", "tags", "deck_id"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     deck_id: str = Field(foreign_key="deck.id", ondelete="CASCADE")
@@ -66,11 +77,19 @@ class Card(SQLModel, table=True):
 
 
 class CardState(SQLModel, table=True):
-    """SM-2 state of one card; ``due`` is NULL until the first review (a new card)."""
+    """SM-2 state of one card; ``due`` is NULL until the first review (a new card).
+
+    The last four columns copy the card's (triggers keep them), so today's queue is one range of
+    ``ix_cardstate_queue`` in study order, read without touching ``card``.
+    """
 
     model_config = {"defer_build": True}
 
-    __table_args__ = (Index("ix_cardstate_due", "due"),)
+    __table_args__ = (
+        # Study order (due day, position, then the key, which is unique); locked makes the
+        # index covering for the "answered cards only" setting.
+        Index("ix_cardstate_queue", "deck_id", "retired", "due", "position", "card", "locked"),
+    )
 
     card: int = Field(primary_key=True, foreign_key="card.id", ondelete="CASCADE")
     easiness_centi: int = 250
@@ -78,6 +97,14 @@ class CardState(SQLModel, table=True):
     interval: int = 0
     due: date | None = None
     last_review_at: datetime | None = None
+    deck_id: str | None = None
+    """``card.deck_id`` (copied by a trigger)."""
+    position: int | None = None
+    """``card.position`` (copied by a trigger)."""
+    retired: bool = False
+    """``card.retired`` (copied by a trigger)."""
+    locked: bool = False
+    """``card.answer IS NULL`` (copied by a trigger)."""
 
 
 class StudySession(SQLModel, table=True):
@@ -122,6 +149,37 @@ class Review(SQLModel, table=True):
     repetitions_after: int
     interval_after: int
     due_after: date | None = None
+
+
+class DueCount(SQLModel, table=True):
+    """Active cards per deck, due day (NULL: new) and lock state, kept by triggers on ``cardstate``.
+
+    Home's counts (cards, new, due today, locked) add up a few hundred of these rows instead of
+    joining 100,000 cards to their states.
+    """
+
+    __table_args__ = (Index("ix_duecount_deck_id_due_locked", "deck_id", "due", "locked"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    deck_id: str
+    due: date | None = None
+    locked: bool
+    cards: int
+
+
+class DayCount(SQLModel, table=True):
+    """Reviews per deck and study day, kept by triggers on ``review``.
+
+    ``reviews`` counts every grade (drills too), ``graded`` the grades that are not drills and
+    ``passed`` those of them at ``PASSING_GRADE`` (3) or more: the heatmap, streaks, retention and
+    "reviewed today" read these ~700 rows a deck instead of 1,000,000 reviews.
+    """
+
+    deck_id: str = Field(primary_key=True)
+    study_day: date = Field(primary_key=True)
+    reviews: int
+    graded: int
+    passed: int
 
 
 class Setting(SQLModel, table=True):

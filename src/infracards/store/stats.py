@@ -1,8 +1,9 @@
 """Learner statistics: review heatmap, streaks, due forecast, retention and topics.
 
-Every number comes from SQL aggregates (over the review indexes, plus one grouped pass over
-the cards); Python only reshapes the few hundred aggregated rows. At 1M reviews a Python loop
-over review rows alone takes about a second, and the stats screen has 200 ms.
+Every number comes from SQL aggregates: over the running counts that triggers keep (reviews per
+deck and day, cards per deck and due day), plus one grouped pass over the cards for the topics;
+Python only reshapes the few hundred aggregated rows. At 1M reviews a Python loop over review
+rows alone takes about a second, and the stats screen has 200 ms.
 """
 
 from __future__ import annotations
@@ -28,43 +29,23 @@ WEEKS = 12
 
 _HUNDREDTH = Decimal("0.01")
 
-# A review belongs to a deck through its card, and SQLite can find one deck's reviews two ways:
-# from the deck's cards (ix_review_card_reviewed_at: cheap for a small deck) or by walking the
-# review index and checking each row's card (the unary + forbids the first way, which costs
-# 1.5 s for a deck holding most of 1M reviews). The loose scan in _STREAKS always walks.
-_BY_CARDS = " AND r.card IN (SELECT id FROM card WHERE deck_id = :deck)"
-_BY_DAYS = " AND +r.card IN (SELECT id FROM card WHERE deck_id = :deck)"
-_CARD_IN_DECK = " AND c.deck_id = :deck"
-_DECK_SHARE = (
-    "SELECT (SELECT count(*) FROM card WHERE deck_id = :deck), (SELECT count(*) FROM card)"
-)
-SMALL_DECK = 0.125
-"""A deck with less than this share of the cards is read from its cards."""
+# Per-day numbers come from daycount (reviews, non-drill reviews and passed ones per deck and
+# study day, kept by triggers: ~700 rows a deck for two years), the forecast from duecount
+# (active cards per deck and due day). Only the per-tag numbers read cards and recent reviews.
+# ``{deck}`` is "" for all decks or _IN_DECK.
+_IN_DECK = " AND deck_id = :deck"
 
-# Index-only: a range of ix_review_study_day.
 _HEATMAP = """
-SELECT r.study_day, count(*) FROM review r
-WHERE r.study_day BETWEEN :year AND :today{deck}
-GROUP BY r.study_day ORDER BY r.study_day
+SELECT study_day, sum(reviews) FROM daycount
+WHERE study_day BETWEEN :year AND :today{deck}
+GROUP BY study_day ORDER BY study_day
 """
 
-# Distinct study days by a loose index scan (one seek per day studied, ~700 in two years,
-# instead of reading every review); then gaps and islands: within a run of consecutive days,
+# Gaps and islands over the days studied: within a run of consecutive days,
 # julianday(day) - row_number() is constant.
 _STREAKS = """
-WITH RECURSIVE days(day) AS (
-    SELECT (SELECT r.study_day FROM review r WHERE r.study_day <= :today{deck}
-            ORDER BY r.study_day LIMIT 1)
-    UNION ALL
-    SELECT (SELECT r.study_day FROM review r
-            WHERE r.study_day > days.day AND r.study_day <= :today{deck}
-            ORDER BY r.study_day LIMIT 1)
-    FROM days WHERE days.day IS NOT NULL
-),
-runs AS (
-    SELECT day, julianday(day) - row_number() OVER (ORDER BY day) AS run
-    FROM days WHERE day IS NOT NULL
-),
+WITH days AS (SELECT DISTINCT study_day AS day FROM daycount WHERE study_day <= :today{deck}),
+runs AS (SELECT day, julianday(day) - row_number() OVER (ORDER BY day) AS run FROM days),
 lengths AS (SELECT max(day) AS last, count(*) AS length FROM runs GROUP BY run)
 SELECT coalesce(max(length), 0),
        coalesce(max(CASE WHEN last >= :yesterday THEN length END), 0)
@@ -73,18 +54,24 @@ FROM lengths
 
 # The last WEEKS weeks per day (~85 rows); days and weeks are both summed from it.
 _RETENTION = """
-SELECT r.study_day, count(*), coalesce(sum(r.grade >= :passing), 0) FROM review r
-WHERE r.drill = 0 AND r.study_day BETWEEN :weeks AND :today{deck}
-GROUP BY r.study_day ORDER BY r.study_day
+SELECT study_day, sum(graded), sum(passed) FROM daycount
+WHERE graded > 0 AND study_day BETWEEN :weeks AND :today{deck}
+GROUP BY study_day ORDER BY study_day
 """
 
-# Without a WHERE clause SQLite counts b-tree cells instead of visiting rows (6 ms at 1M).
-_REVIEWS = "SELECT count(*) FROM review"
-_REVIEWS_OF_DECK = "SELECT count(*) FROM review r WHERE 1" + _BY_CARDS
+_REVIEWS = "SELECT coalesce(sum(reviews), 0) FROM daycount WHERE 1{deck}"
 
-# One pass over the cards (the card table has no index for this, so a second pass would cost
-# another ~40 ms at 100k cards): grouped by whole tag string and forecast day, a few hundred
-# rows that are then split on spaces (tags), summed by day (forecast) and in all (totals).
+# Overdue cards count today; cards due after the last forecast day are left out.
+_FORECAST = """
+SELECT max(due, :today), sum(cards) FROM duecount
+WHERE due <= :last{deck}
+GROUP BY 1
+"""
+
+# One pass over the active cards in tag order (ix_card_retired_tags_deck_id, so no prompt or
+# answer is read and no sort is needed), each joined to its state and to its non-drill reviews
+# of the last DAILY_DAYS days: grouped by whole tag string, a few hundred rows that are then
+# split on spaces (tags) and summed in all (totals).
 _CARDS = """
 WITH RECURSIVE recent AS (
     SELECT r.card, count(*) AS reviews, sum(r.grade >= :passing) AS passed FROM review r
@@ -93,7 +80,6 @@ WITH RECURSIVE recent AS (
 ),
 grouped AS (
     SELECT c.tags AS tags,
-           CASE WHEN s.due <= :last THEN max(s.due, :today) END AS day,
            count(*) AS cards,
            count(s.due) AS reviewed,
            coalesce(sum(s.easiness_centi) FILTER (WHERE s.due IS NOT NULL), 0) AS ef_centi,
@@ -101,7 +87,7 @@ grouped AS (
            coalesce(sum(recent.passed), 0) AS passed
     FROM card c JOIN cardstate s ON s.card = c.id LEFT JOIN recent ON recent.card = c.id
     WHERE c.retired = 0{deck}
-    GROUP BY c.tags, day
+    GROUP BY c.tags
 ),
 split(tag, rest, cards, reviewed, ef_centi, reviews, passed) AS (
     SELECT '', tags || ' ', cards, reviewed, ef_centi, reviews, passed FROM grouped
@@ -110,13 +96,11 @@ split(tag, rest, cards, reviewed, ef_centi, reviews, passed) AS (
            cards, reviewed, ef_centi, reviews, passed
     FROM split WHERE rest <> ''
 )
-SELECT 'tag', tag, sum(cards), sum(reviewed), sum(ef_centi), sum(reviews), sum(passed)
+SELECT tag, sum(cards), sum(reviewed), sum(ef_centi), sum(reviews), sum(passed)
 FROM split WHERE tag <> '' GROUP BY tag
 UNION ALL
-SELECT 'due', day, sum(cards), 0, 0, 0, 0 FROM grouped WHERE day IS NOT NULL GROUP BY day
-UNION ALL
-SELECT 'all', NULL, coalesce(sum(cards), 0), coalesce(sum(reviewed), 0),
-       coalesce(sum(ef_centi), 0), 0, 0
+SELECT NULL, coalesce(sum(cards), 0), coalesce(sum(reviewed), 0), coalesce(sum(ef_centi), 0),
+       0, 0
 FROM grouped
 """
 
@@ -192,36 +176,27 @@ def compute_stats(session: Session, *, today: date, deck_id: str | None = None) 
         "deck": deck_id,
         "passing": PASSING_GRADE,
     }
-    by_cards = by_days = walk = ""
-    if deck_id is not None:
-        [(deck_cards, all_cards)] = session.execute(text(_DECK_SHARE), params)
-        if deck_cards < all_cards:  # with one deck loaded, every review is that deck's
-            by_cards, walk = _BY_CARDS, _BY_DAYS
-            by_days = _BY_CARDS if deck_cards < SMALL_DECK * all_cards else _BY_DAYS
+    deck = _IN_DECK if deck_id is not None else ""
 
-    def rows(sql: str, deck: str) -> list[Any]:
+    def rows(sql: str, deck: str = deck) -> list[Any]:
         return list(session.execute(text(sql.format(deck=deck)), params))
 
-    heatmap = tuple((date.fromisoformat(day), count) for day, count in rows(_HEATMAP, by_days))
-    [(longest, current)] = rows(_STREAKS, walk)
-    [(reviews,)] = rows(_REVIEWS_OF_DECK if by_cards else _REVIEWS, "")
-    per_day = {
-        date.fromisoformat(day): (count, passed) for day, count, passed in rows(_RETENTION, by_days)
-    }
+    heatmap = tuple((date.fromisoformat(day), count) for day, count in rows(_HEATMAP))
+    [(longest, current)] = rows(_STREAKS)
+    [(reviews,)] = rows(_REVIEWS)
+    per_day = {date.fromisoformat(day): (count, passed) for day, count, passed in rows(_RETENTION)}
+    due = {date.fromisoformat(day): cards for day, cards in rows(_FORECAST)}
 
-    due: dict[date, int] = {}
     tags: list[TagStats] = []
     totals = Totals(cards=0, reviewed_cards=0, reviews=reviews, average_ef=None)
-    for kind, key, cards, reviewed, ef_centi, tag_reviews, passed in rows(
-        _CARDS, _CARD_IN_DECK if deck_id is not None else ""
+    for tag, cards, reviewed, ef_centi, tag_reviews, passed in rows(
+        _CARDS, " AND c.deck_id = :deck" if deck_id is not None else ""
     ):
-        if kind == "due":
-            due[date.fromisoformat(key)] = cards
-        elif kind == "tag":
-            average = _average_ef(ef_centi, reviewed)
-            tags.append(TagStats(key, cards, tag_reviews, passed, average, reviewed))
-        else:
+        if tag is None:
             totals = Totals(cards, reviewed, reviews, _average_ef(ef_centi, reviewed))
+        else:
+            average = _average_ef(ef_centi, reviewed)
+            tags.append(TagStats(tag, cards, tag_reviews, passed, average, reviewed))
 
     return Stats(
         today=today,

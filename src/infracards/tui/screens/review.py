@@ -22,6 +22,7 @@ from infracards.store.queries import (
     build_queue,
     end_session,
     load_card,
+    load_queue_page,
     start_session,
 )
 from infracards.study import Graded, grade_card, next_intervals, undo_grade
@@ -126,12 +127,15 @@ class ReviewScreen(Screen[None]):
 
     def show_current(self) -> None:
         """Show the question side of the queue's current card, or finish the session."""
-        card_pk = self.queue.current
+        with transaction(self.context.engine) as session:
+            if self.queue.needs_loading:
+                self.queue = load_queue_page(session, queue=self.queue)
+            card_pk = self.queue.current
+            if card_pk is not None:
+                self.card = load_card(session, pk=card_pk)
         if card_pk is None:
             self.finish()
             return
-        with transaction(self.context.engine) as session:
-            self.card = load_card(session, pk=card_pk)
         caption = "drill: again until graded 4+" if self.queue.current_is_drill else ""
         self.query_one(CardView).show_card(
             card_id=self.card.card_id,
