@@ -15,7 +15,7 @@ Other benchmarks import the three measurements, each returning seconds per fresh
 A sample is the time from spawning the process to the moment it prints, so interpreter start-up
 and imports count, as they do for a learner. ``home`` may hold any store; a home without a
 database is created on a first, uncounted run. The queue is the built-in deck's unless
-``deck_id`` names another (``"bench"`` for the 100k-card store of ``bench_stats.py``).
+``deck_id`` names another (``"bench"`` for the store run.py builds).
 
 pip byte-compiles a package when it installs it, but a source checkout run with
 PYTHONDONTWRITEBYTECODE=1 compiles every infracards module again in every process (about 35 ms

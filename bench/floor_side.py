@@ -10,14 +10,13 @@ from __future__ import annotations
 import os
 import secrets
 import sqlite3
-import subprocess
-import sys
 import textwrap
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import yaml
+from measure import in_child
 from workload import TODAY
 
 
@@ -141,7 +140,7 @@ def stats(database: Path, runs: int) -> list[float]:
 
 _EXPORT = textwrap.dedent(
     """
-    import csv, json, resource, sqlite3, sys, time
+    import csv, json, sqlite3, sys, time
     fmt, database = sys.argv[1], sys.argv[2]
     db = sqlite3.connect(database)
     start = time.perf_counter()
@@ -156,7 +155,7 @@ _EXPORT = textwrap.dedent(
                 out.write(json.dumps(row) + ",\\n")
         else:
             csv.writer(out).writerows(cursor)
-    print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    ELAPSED = time.perf_counter() - start
     """
 )
 
@@ -167,14 +166,7 @@ def export(database: Path, fmt: str) -> tuple[float, float]:
     The floor reads the same joined rows and writes them with ``csv.writer`` / ``json.dumps``
     per row: the I/O any export must do.
     """
-    out = subprocess.run(
-        [sys.executable, "-c", _EXPORT, fmt, str(database)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    seconds, rss_kib = out.stdout.split()
-    return float(seconds), int(rss_kib) / 1024
+    return in_child(_EXPORT, fmt, str(database))
 
 
 def unlock(answers: int, answer_bytes: int) -> float:

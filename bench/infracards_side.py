@@ -12,8 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
-import subprocess
-import sys
 import textwrap
 import time
 from collections.abc import Iterator
@@ -22,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import workload
+from measure import in_child
 
 if TYPE_CHECKING:
     from infracards.tui.context import AppContext
@@ -173,7 +172,7 @@ def stats(home: Path, runs: int) -> list[float]:
 
 _EXPORT = textwrap.dedent(
     """
-    import resource, sys, time
+    import sys, time
     from datetime import UTC, date, datetime
     from infracards.export import write_csv, write_json
     from infracards.paths import home
@@ -187,7 +186,7 @@ _EXPORT = textwrap.dedent(
             write_json(session, out, now=datetime.now(UTC), since=since)
         else:
             write_csv(session, out, since=since)
-    print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    ELAPSED = time.perf_counter() - start
     """
 )
 
@@ -195,15 +194,8 @@ _EXPORT = textwrap.dedent(
 def export(home: Path, fmt: str, *, since: date | None = None) -> tuple[float, float]:
     """(seconds, peak RSS in MiB) of ``infracards export`` in a fresh process: every review, or
     those from ``since`` on (to show that memory does not grow with the number of reviews)."""
-    out = subprocess.run(
-        [sys.executable, "-c", _EXPORT, fmt, *([since.isoformat()] if since else [])],
-        env={**os.environ, "INFRACARDS_HOME": str(home)},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    seconds, rss_kib = out.stdout.split()
-    return float(seconds), int(rss_kib) / 1024
+    since_args = [since.isoformat()] if since else []
+    return in_child(_EXPORT, fmt, *since_args, env={"INFRACARDS_HOME": str(home)})
 
 
 def unlock(home: Path) -> tuple[float, int]:
@@ -254,12 +246,15 @@ def reveal_sealed_in_app(home: Path) -> list[float]:
     """Space → a sealed answer drawn, for every sealed card, after an unlock (the home from
     ``unlock``)."""
     from infracards.answers import AnswerBook
-    from infracards.store.db import open_store
+    from infracards.store.db import open_store, transaction
+    from infracards.store.queries import save_setting
     from infracards.study import local_now
     from infracards.tui.context import AppContext
     from infracards.unlock import open_saved_keys
 
     engine = open_store(home)
+    with transaction(engine, write=True) as session:
+        save_setting(session, key="new-per-day", value="40")  # all 33 cards in one session
     opened, _ = open_saved_keys(engine, home)
     context = AppContext(engine=engine, answers=AnswerBook(opened), home=home, clock=local_now)
     times = asyncio.run(timed_actions(context, "module03", "reveal", 31, sealed_only=True))
@@ -301,3 +296,35 @@ async def timed_actions(
             await pilot.press("4")
             await pilot.pause()
     return times
+
+
+def stats_in_app(home: Path, runs: int) -> list[float]:
+    """Push the stats screen → the frame showing its numbers drawn (it fills in from a worker)."""
+    from infracards.answers import AnswerBook
+    from infracards.store.db import open_store
+    from infracards.tui.app import InfracardsApp
+    from infracards.tui.context import AppContext
+    from infracards.tui.screens.stats import StatsScreen
+
+    engine = open_store(home)
+    context = AppContext(engine=engine, answers=AnswerBook(), home=home, clock=lambda: NOW)
+
+    async def once() -> float:
+        app = InfracardsApp(context)
+        async with app.run_test(headless=True, size=(100, 32)) as pilot:
+            await pilot.pause()
+            screen = StatsScreen(context)
+            started = time.perf_counter()
+            await app.push_screen(screen)
+            while screen.stats is None:
+                await asyncio.sleep(0.001)
+            drawn = asyncio.Event()
+            screen.call_after_refresh(drawn.set)
+            await drawn.wait()
+            elapsed = time.perf_counter() - started
+            await pilot.pause()
+        return elapsed
+
+    samples = [asyncio.run(once()) for _ in range(runs)]
+    engine.dispose()
+    return samples

@@ -103,15 +103,14 @@ def run(plan: Plan, folder: Path) -> dict[str, Any]:
     deck_path = folder / "bench.yaml"
     timed(f"writing a {cards:,}-card deck", lambda: workload.write_deck_yaml(str(deck_path), cards))
     home = folder / "home"
-    floor_dir = folder / "floor"
+    floor_dir, anki_dir = folder / "floor", folder / "anki"
     floor_dir.mkdir()
+    anki_dir.mkdir()
     results: dict[str, Any] = {}
 
     ours = timed("load: infracards", lambda: infracards_side.load(deck_path, home))
     floor = timed("load: floor", lambda: floor_side.load(deck_path, floor_dir))
-    anki_load = (
-        timed("load: Anki", lambda: anki_side.load(folder / "anki", cards)) if anki else None
-    )
+    anki_load = timed("load: Anki", lambda: anki_side.load(anki_dir, cards)) if anki else None
     anki_s = anki_load.seconds if anki_load else None
     results["load"] = {
         "infracards_s": ours,
@@ -135,8 +134,14 @@ def run(plan: Plan, folder: Path) -> dict[str, Any]:
     database = home / "infracards.db"
 
     import_floor = timed("cold start: import floor", lambda: cold_start.floor(runs))
-    first = timed("cold start: infracards", lambda: cold_start.first_card(home, runs))
-    in_app = timed("cold start: infracards app", lambda: cold_start.first_card_in_app(home, runs))
+    first = timed(
+        "cold start: infracards",
+        lambda: cold_start.first_card(home, runs, deck_id=infracards_side.DECK_ID),
+    )
+    in_app = timed(
+        "cold start: infracards app",
+        lambda: cold_start.first_card_in_app(home, runs, deck_id=infracards_side.DECK_ID),
+    )
     anki_cold = (
         timed("cold start: Anki", lambda: anki_side.cold_start(anki_load.collection, runs))
         if anki_load
@@ -167,6 +172,8 @@ def run(plan: Plan, folder: Path) -> dict[str, Any]:
         floor=lambda: floor_side.stats(database, runs),
         limit_s=0.2,
     )
+    in_app_stats = timed("stats: infracards app", lambda: infracards_side.stats_in_app(home, runs))
+    results["stats"]["infracards_app_s"] = median(in_app_stats)
 
     grade_floor_db = _plain_copy(database, folder / "grade-floor.db")
     results["grade"] = _hot(
@@ -184,12 +191,16 @@ def run(plan: Plan, folder: Path) -> dict[str, Any]:
     results["export"] = _export(home, database)
 
     ours, answers = timed("unlock: infracards", lambda: infracards_side.unlock(folder / "unlock"))
+    reveals = timed(
+        "reveal: infracards app", lambda: infracards_side.reveal_sealed_in_app(folder / "unlock")
+    )
     floor = timed("unlock: floor", lambda: floor_side.unlock(answers, 3000))
     results["unlock"] = {
         "infracards_s": ours,
         "anki_s": None,
         "floor_s": floor,
         "answers": answers,
+        "infracards_reveal_app_s": median(reveals),
         "vs_floor": ratio(ours, floor),
     }
     return {"machine": machine(), "cards": cards, "reviews": reviews, "workloads": results}
@@ -304,6 +315,8 @@ def table(report: dict[str, Any]) -> str:
         ("Stats (median)", _ms(stats["infracards_s"]), _ms(stats["anki_s"]),
          _ms(stats["floor_s"]), _x(stats["vs_anki"]), _x(stats["vs_floor"]),
          stats["target"], stats["met"]),
+        ("Stats screen: push → numbers drawn (app)", _ms(stats["infracards_app_s"]), "—", "—",
+         "", "", "", None),
         ("Export JSON", _s(export["infracards_s"]), "—", _s(export["floor_s"]), "",
          _x(export["vs_floor"]), export["target"], export["met"]),
         ("Export CSV", _s(export["infracards_csv_s"]), "—", _s(export["floor_csv_s"]), "",
@@ -313,6 +326,8 @@ def table(report: dict[str, Any]) -> str:
          "—", f"{export['floor_peak_mib']:.0f} MiB", "", "", "", None),
         (f"Unlock + open {unlock['answers']} answers", _ms(unlock["infracards_s"]), "—",
          _ms(unlock["floor_s"]), "", _x(unlock["vs_floor"]), "", None),
+        ("Reveal a sealed answer (app, median)", _ms(unlock["infracards_reveal_app_s"]), "—",
+         "—", "", "", "", None),
     ]  # fmt: skip
     lines = [
         f"{report['cards']:,} cards, {report['reviews']:,} reviews; "
