@@ -66,13 +66,16 @@ _REVIEW_CHANGED = (
 )
 
 TRIGGERS = {
-    # A new state is counted, then takes its card's copies (that UPDATE moves the count).
+    # A new state is counted, then takes its card's copies unless it came with them right
+    # (that UPDATE moves the count). Deck sync inserts states with their copies: updating
+    # 100,000 fresh rows one by one took 0.7 s of a deck load.
     "cardstate_insert": f"""
 CREATE TRIGGER cardstate_insert AFTER INSERT ON cardstate
 BEGIN{_count_state("NEW", "+ 1")}
     UPDATE cardstate SET (deck_id, position, retired, locked) =
         (SELECT deck_id, position, retired, answer IS NULL FROM card WHERE id = NEW.card)
-        WHERE card = NEW.card;
+        WHERE card = NEW.card AND (NEW.deck_id, NEW.position, NEW.retired, NEW.locked) IS NOT
+            (SELECT deck_id, position, retired, answer IS NULL FROM card WHERE id = NEW.card);
 END""",
     "cardstate_update": f"""
 CREATE TRIGGER cardstate_update AFTER UPDATE OF deck_id, retired, due, locked ON cardstate

@@ -263,8 +263,10 @@ def sync_deck(session: Session, *, deck: DeckFile, source: str, keyslots: str | 
         )
         session.execute(
             insert(CardState).from_select(
-                ["card"],
-                select(Card.id).where(
+                ["card", "deck_id", "position", "retired", "locked"],
+                select(
+                    Card.id, Card.deck_id, Card.position, Card.retired, col(Card.answer).is_(None)
+                ).where(
                     Card.deck_id == deck.deck_id,
                     ~exists().where(CardState.card == Card.id),
                 ),
