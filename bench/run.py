@@ -275,7 +275,9 @@ def _export(home: Path, database: Path) -> dict[str, Any]:
 
 
 def _ms(seconds: float | None) -> str:
-    return "—" if seconds is None else f"{seconds * 1000:,.1f} ms"
+    if seconds is None:
+        return "—"
+    return f"{seconds * 1000:.2f} ms" if seconds < 0.01 else f"{seconds * 1000:,.1f} ms"
 
 
 def _s(seconds: float | None) -> str:
