@@ -213,3 +213,28 @@ async def test_a_long_answer_fits_beside_its_scrollbar(engine: Engine, context) 
         strips = app.screen.query_one(AnswerLines).rendered.strips
         assert len(strips) > 40 and view.show_vertical_scrollbar
         assert max(strip.cell_length for strip in strips) <= view.scrollable_content_region.width
+
+
+async def test_a_long_session_does_not_keep_the_footer_keys_it_replaced(
+    app: InfracardsApp,
+) -> None:
+    """Textual 8.2 kept every FooterKey it rebuilt alive (#6666): ~6 widgets a grade."""
+    import gc
+
+    from textual.widgets._footer import FooterKey
+
+    def live_keys() -> int:
+        gc.collect()
+        return sum(isinstance(o, FooterKey) for o in gc.get_objects())
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r", "space", "2")  # q01 will be drilled until graded 4
+        await pilot.press("space", "5", "space", "5", "space", "5")
+        await pilot.pause()
+        before = live_keys()
+        for _ in range(10):
+            await pilot.press("space", "3")  # a drill graded 3 comes back again
+            await pilot.pause()
+        assert app.screen.queue.current_is_drill
+        assert live_keys() <= before + 3
+
