@@ -238,3 +238,13 @@ async def test_a_long_session_does_not_keep_the_footer_keys_it_replaced(
         assert app.screen.queue.current_is_drill
         assert live_keys() <= before + 3
 
+
+async def test_start_up_objects_stay_out_of_full_collections_while_the_app_runs(
+    app: InfracardsApp,
+) -> None:
+    import gc
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert gc.get_freeze_count() > 50_000
+    assert gc.get_freeze_count() == 0
