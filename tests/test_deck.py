@@ -45,7 +45,10 @@ def test_a_valid_deck_loads(sample_deck: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        (HEADER + "cards:\n  - id: q01\n    prompt: [a\n", r":9: (did not find )?expected ',' or '\]'"),
+        (
+            HEADER + "cards:\n  - id: q01\n    prompt: [a\n",
+            r":9: (did not find )?expected ',' or '\]'",
+        ),
         (
             HEADER + CARD + "  - id: q01\n    prompt: 二\n    answer: 二\n",
             r":10: cards\[1\]\.id: duplicate card id 'q01' \(first on line 7\)",

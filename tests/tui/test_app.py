@@ -271,3 +271,38 @@ async def test_the_grade_bar_has_its_buttons_ready_before_the_first_reveal(
         await pilot.pause()
         bar = app.screen.query_one(GradeBar)
         assert not bar.display and len(bar.query(Button)) == 6
+
+
+async def test_a_long_session_does_not_keep_the_footer_keys_it_replaced(
+    app: InfracardsApp,
+) -> None:
+    """Textual 8.2 kept every FooterKey it rebuilt alive (#6666): ~6 widgets a grade."""
+    import gc
+
+    from textual.widgets._footer import FooterKey
+
+    def live_keys() -> int:
+        gc.collect()
+        return sum(isinstance(o, FooterKey) for o in gc.get_objects())
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r", "space", "2")  # q01 will be drilled until graded 4
+        await pilot.press("space", "5", "space", "5", "space", "5")
+        await pilot.pause()
+        before = live_keys()
+        for _ in range(10):
+            await pilot.press("space", "3")  # a drill graded 3 comes back again
+            await pilot.pause()
+        assert app.screen.queue.current_is_drill
+        assert live_keys() <= before + 3
+
+
+async def test_start_up_objects_stay_out_of_full_collections_while_the_app_runs(
+    app: InfracardsApp,
+) -> None:
+    import gc
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert gc.get_freeze_count() > 50_000
+    assert gc.get_freeze_count() == 0

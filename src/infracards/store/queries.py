@@ -149,6 +149,27 @@ _SET_STATE = (
     )
 )
 _INSERT_REVIEW = insert(_REVIEW)
+_CARD: Table = Card.__table__  # type: ignore[attr-defined]
+# The card on screen after each grade: one query instead of two ORM loads.
+_LOAD_CARD = (
+    select(
+        _CARD.c.id,
+        _CARD.c.deck_id,
+        _CARD.c.card_id,
+        _CARD.c.prompt,
+        _CARD.c.tags,
+        _CARD.c.key_points,
+        _CARD.c.answer,
+        _CARD.c.sealed,
+        _CARD.c.retired,
+        _CARD_STATE.c.easiness_centi,
+        _CARD_STATE.c.repetitions,
+        _CARD_STATE.c.interval,
+        _CARD_STATE.c.due,
+    )
+    .join_from(_CARD, _CARD_STATE, _CARD_STATE.c.card == _CARD.c.id)
+    .where(_CARD.c.id == bindparam("pk"))
+)
 
 
 def to_centi(easiness: Decimal) -> int:
@@ -341,11 +362,26 @@ def deck_lock(session: Session, *, deck_id: str) -> tuple[int, str | None, str |
 
 
 def load_card(session: Session, *, pk: int) -> CardRecord:
-    card = session.get(Card, pk)
-    state = session.get(CardState, pk)
-    if card is None or state is None:
+    row = session.connection().execute(_LOAD_CARD, {"pk": pk}).first()
+    if row is None:
         raise LookupError(pk)
-    return _record(card, state)
+    (_, deck_id, card_id, prompt, tags, key_points, answer, sealed, retired) = row[:9]
+    easiness_centi, repetitions, interval, due = row[9:]
+    return CardRecord(
+        pk=pk,
+        deck_id=deck_id,
+        card_id=card_id,
+        prompt=prompt,
+        tags=tuple(tags.split()),
+        key_points=tuple(json.loads(key_points)),
+        answer=answer,
+        sealed=sealed,
+        state=SM2State(
+            easiness=Decimal(easiness_centi) / 100, repetitions=repetitions, interval=interval
+        ),
+        due=due,
+        retired=retired,
+    )
 
 
 def load_state(session: Session, *, pk: int) -> tuple[SM2State, date | None]:

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, ProgressBar, Static
+from textual.widgets import Header, ProgressBar, Static
 
 from infracards.errors import InfracardsError
 from infracards.scheduler import StudyQueue, study_day
@@ -29,6 +29,7 @@ from infracards.study import Graded, grade_card, next_intervals, undo_grade
 from infracards.tui.context import AppContext, PreparedAnswer, prepare
 from infracards.tui.messages import AnswersOpened, UnlockRequested
 from infracards.tui.widgets.card_view import CardView
+from infracards.tui.widgets.footer import KeysFooter
 from infracards.tui.widgets.grade_bar import GradeBar
 
 PREPARE_DELAY_S = 0.03
@@ -79,7 +80,7 @@ class ReviewScreen(Screen[None]):
         yield ProgressBar(id="review-progress", show_eta=False)
         yield CardView(id="card-view")
         yield GradeBar(id="grade-bar")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.prefs = prefs = self.context.prefs()
