@@ -257,3 +257,25 @@ def test_a_deck_larger_than_sqlites_variable_limit_syncs_and_updates(
     report = add_deck(engine, write(39_999, changed=7))
     assert (report.added, report.updated, report.retired) == ((), ("c00007",), ("c39999",))
     assert card(engine, "c00007", "big").prompt == "题 7（改）"
+
+
+def test_new_stores_use_8k_pages_and_older_ones_keep_theirs(tmp_path: Path) -> None:
+    """Cards (~2.5 KB) fit three to an 8 KB page; an existing 4 KB store opens unchanged."""
+    import sqlite3
+
+    from infracards.store.db import open_store
+
+    open_store(tmp_path / "new").dispose()
+    old = tmp_path / "old"
+    old.mkdir()
+    with sqlite3.connect(old / "infracards.db") as db:
+        db.execute("PRAGMA page_size=4096")
+        db.execute("PRAGMA journal_mode=WAL")
+    engine = open_store(old)
+    ensure_builtin_deck(engine)
+    engine.dispose()
+    sizes = {}
+    for name in ("new", "old"):
+        with sqlite3.connect(tmp_path / name / "infracards.db") as db:
+            [(sizes[name],)] = db.execute("PRAGMA page_size").fetchall()
+    assert sizes == {"new": 8192, "old": 4096}
