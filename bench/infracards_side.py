@@ -169,7 +169,7 @@ def grade(home: Path, grades: int = 1000) -> list[float]:
 
     Each call grades cards still due, so repeated calls on one home keep grading new cards.
     """
-    from infracards.store.db import transaction
+    from infracards.store.db import checkpoint, transaction
     from infracards.store.queries import (
         StudyPrefs,
         build_queue,
@@ -177,7 +177,7 @@ def grade(home: Path, grades: int = 1000) -> list[float]:
         load_queue_page,
         start_session,
     )
-    from infracards.study import grade_card
+    from infracards.study import CHECKPOINT_EVERY, grade_card
 
     engine = _engine(home)
     with transaction(engine, write=True) as session:
@@ -190,6 +190,8 @@ def grade(home: Path, grades: int = 1000) -> list[float]:
         shown = [load_card(session, pk=pk) for pk in pending[:grades]]
     samples = []
     for n, card in enumerate(shown):
+        if n and n % CHECKPOINT_EVERY == 0:
+            checkpoint(engine)  # between grades, as the review screen does while the learner reads
         quality = (5, 4, 4, 3, 5, 2)[n % 6]
         started = time.perf_counter()
         grade_card(
