@@ -115,7 +115,7 @@ def grade(home: Path, grades: int = 1000) -> list[float]:
 
     Each call grades cards still due, so repeated calls on one home keep grading new cards.
     """
-    from infracards.store.db import open_store, transaction
+    from infracards.store.db import checkpoint, open_store, transaction
     from infracards.store.queries import (
         StudyPrefs,
         build_queue,
@@ -123,7 +123,7 @@ def grade(home: Path, grades: int = 1000) -> list[float]:
         load_queue_page,
         start_session,
     )
-    from infracards.study import grade_card
+    from infracards.study import CHECKPOINT_EVERY, grade_card
 
     engine = open_store(home)
     with transaction(engine, write=True) as session:
@@ -137,6 +137,8 @@ def grade(home: Path, grades: int = 1000) -> list[float]:
     os.sync()  # the history just written must not be flushed inside the timed commits
     samples = []
     for n, card in enumerate(shown):
+        if n and n % CHECKPOINT_EVERY == 0:
+            checkpoint(engine)  # between grades, as the review screen does while the learner reads
         quality = (5, 4, 4, 3, 5, 2)[n % 6]
         started = time.perf_counter()
         grade_card(

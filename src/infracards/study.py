@@ -19,6 +19,9 @@ from infracards.store.queries import (
     undo_review,
 )
 
+CHECKPOINT_EVERY = 20
+"""Grades between two write-ahead log checkpoints taken off the grading path (~260 log pages)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Graded:

@@ -279,3 +279,38 @@ def test_new_stores_use_8k_pages_and_older_ones_keep_theirs(tmp_path: Path) -> N
         with sqlite3.connect(tmp_path / name / "infracards.db") as db:
             [(sizes[name],)] = db.execute("PRAGMA page_size").fetchall()
     assert sizes == {"new": 8192, "old": 4096}
+
+
+def test_a_checkpoint_copies_the_log_into_the_database_file(
+    engine: Engine, home: Path, tmp_path: Path, today: date, now: datetime
+) -> None:
+    import shutil
+    import sqlite3
+    from contextlib import closing
+
+    from infracards.paths import database_path
+    from infracards.store.db import checkpoint
+
+    def reviews_in_the_file_alone() -> int:
+        """The main file copied without its -wal: what a checkpoint has written so far."""
+        copy = tmp_path / f"copy-{len(list(tmp_path.iterdir()))}.db"
+        shutil.copyfile(database_path(home), copy)
+        with closing(sqlite3.connect(copy)) as db:
+            return db.execute("SELECT count(*) FROM review").fetchone()[0]
+
+    with closing(sqlite3.connect(database_path(home))) as reader:
+        reader.execute("SELECT 1 FROM deck").fetchall()  # keeps the log from closing
+        grade(engine, "q01", 4, today=today, now=now)
+        assert reviews_in_the_file_alone() == 0
+        assert checkpoint(engine)
+        assert reviews_in_the_file_alone() == 1
+
+
+def test_a_checkpoint_that_cannot_run_is_only_skipped(tmp_path: Path) -> None:
+    from sqlalchemy import create_engine
+
+    from infracards.store.db import checkpoint
+
+    broken = tmp_path / "not-a-database"
+    broken.write_bytes(b"shopping list\n" * 400)
+    assert checkpoint(create_engine(f"sqlite:///{broken}")) is False

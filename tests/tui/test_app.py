@@ -306,3 +306,18 @@ async def test_start_up_objects_stay_out_of_full_collections_while_the_app_runs(
         await pilot.pause()
         assert gc.get_freeze_count() > 50_000
     assert gc.get_freeze_count() == 0
+
+
+async def test_the_log_is_checkpointed_between_grades_not_inside_them(
+    app: InfracardsApp, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    from infracards.tui.screens import review as review_module
+
+    done: list[object] = []
+    monkeypatch.setattr(review_module, "CHECKPOINT_EVERY", 2)
+    monkeypatch.setattr(review_module, "checkpoint", done.append)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r", "space", "5", "space", "5", "space", "5")
+        await pilot.pause(0.1)
+        await app.workers.wait_for_complete()
+        assert done == [app.context.engine]

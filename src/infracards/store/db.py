@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlmodel import Session
 
 from infracards.errors import StoreError
@@ -61,6 +61,25 @@ def transaction(engine: Engine, *, write: bool = False) -> Iterator[Session]:
             yield session
     except OperationalError as error:
         raise _operational(error) from error
+
+
+def checkpoint(engine: Engine) -> bool:
+    """Copy committed pages from the write-ahead log into the database file, now.
+
+    SQLite otherwise does this inside the COMMIT that takes the log past 1,000 pages: with one
+    grade writing ~13 pages, that grade waited ~6 ms more every ~80 grades. The review screen
+    calls this from a worker while the learner reads. PASSIVE never waits for other readers or
+    writers, and durability does not depend on it: a commit is durable once the log is synced.
+    False if SQLite could not (the next COMMIT past 1,000 pages will then do it).
+    """
+    try:
+        with engine.connect() as connection:
+            driver = connection.connection.driver_connection
+            assert driver is not None
+            driver.execute("PRAGMA wal_checkpoint(PASSIVE)").close()
+    except (sqlite3.Error, SQLAlchemyError):
+        return False
+    return True
 
 
 def _operational(error: OperationalError) -> StoreError:

@@ -15,7 +15,7 @@ from textual.widgets import Header, ProgressBar, Static
 
 from infracards.errors import InfracardsError
 from infracards.scheduler import StudyQueue, study_day
-from infracards.store.db import transaction
+from infracards.store.db import checkpoint, transaction
 from infracards.store.queries import (
     CardRecord,
     StudyPrefs,
@@ -25,7 +25,7 @@ from infracards.store.queries import (
     load_queue_page,
     start_session,
 )
-from infracards.study import Graded, grade_card, next_intervals, undo_grade
+from infracards.study import CHECKPOINT_EVERY, Graded, grade_card, next_intervals, undo_grade
 from infracards.tui.context import AppContext, PreparedAnswer, prepare
 from infracards.tui.messages import AnswersOpened, UnlockRequested
 from infracards.tui.widgets.card_view import CardView
@@ -73,6 +73,8 @@ class ReviewScreen(Screen[None]):
         self.prepared: PreparedAnswer | None = None
         self.prefs = StudyPrefs()
         self.started_at = context.clock()
+        self.since_checkpoint = 0
+        """Grades committed since the write-ahead log was last checkpointed."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -212,6 +214,15 @@ class ReviewScreen(Screen[None]):
         )
         self.queue = self.queue.after_grade(quality)
         self.show_current()
+        self.since_checkpoint += 1
+        if self.since_checkpoint >= CHECKPOINT_EVERY:
+            self.since_checkpoint = 0
+            self.set_timer(PREPARE_DELAY_S, self.checkpoint)
+
+    @work(thread=True, exclusive=True, group="checkpoint")
+    def checkpoint(self) -> None:
+        """Copy the log into the database file while the learner reads, not inside a grade."""
+        checkpoint(self.context.engine)
 
     def action_undo(self) -> None:
         if not self.history:
