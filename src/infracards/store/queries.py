@@ -211,6 +211,12 @@ def deck_origin(session: Session, *, deck_id: str) -> tuple[str, str] | None:
     return (row[0], row[1]) if row else None
 
 
+def deck_with_digest(session: Session, *, digest: str) -> tuple[str, int] | None:
+    """(id, version) of the deck last synced from a file with exactly these bytes, if any."""
+    row = session.exec(select(Deck.id, Deck.version).where(Deck.digest == digest)).first()
+    return (row[0], row[1]) if row else None
+
+
 _CARD_COLUMNS = ("position", "prompt", "tags", "key_points", "answer", "sealed")
 
 
