@@ -185,12 +185,8 @@ def _event_source(data: bytes) -> Callable[[], Event]:
     Both parsers keep their state on a heap stack, so hostile nesting cannot overflow the C
     stack; only PyYAML's recursive *composers* can, and ``_Composer`` replaces them.
     """
-    if _CParser is not None:
-        return _CParser(data).get_event
-    try:
-        return yaml.SafeLoader(data.decode("utf-8-sig")).get_event
-    except UnicodeDecodeError as error:
-        raise yaml.reader.ReaderError("", error.start, data[error.start], "utf-8", "") from None
+    parser = _CParser(data) if _CParser is not None else yaml.SafeLoader(data)
+    return parser.get_event
 
 
 def _reader_error(data: bytes, error: yaml.reader.ReaderError, path: Path) -> DeckError:
