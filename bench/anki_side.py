@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import workload
+from measure import p99
 
 if TYPE_CHECKING:
     from anki.collection import Collection
@@ -312,11 +313,6 @@ def unlock(*_: object, **__: object) -> None:
     """Anki has no equivalent of unlocking a sealed deck."""
 
 
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cards", type=int, default=1000)
@@ -342,7 +338,7 @@ def main() -> None:
         samples = grade(loaded.collection, args.grades)
         print(
             f"{'grade':>10}: median {statistics.median(samples) * 1000:8.2f} ms, "
-            f"p99 {percentile(samples, 0.99) * 1000:.2f} ms over {len(samples)} grades"
+            f"p99 {p99(samples) * 1000:.2f} ms over {len(samples)} grades"
         )
 
 

@@ -1,4 +1,5 @@
-"""Running a timed step in a fresh process and reading its own peak memory."""
+"""Helpers every side of the benchmark shares: a timed step in a fresh process (with its own peak
+memory), and percentiles."""
 
 from __future__ import annotations
 
@@ -28,3 +29,9 @@ def in_child(code: str, *args: str, env: dict[str, str] | None = None) -> tuple[
     )
     seconds, peak_kib = out.stdout.split()[-2:]
     return float(seconds), int(peak_kib) / 1024
+
+
+def p99(samples: list[float]) -> float:
+    """The 99th percentile (nearest rank)."""
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]

@@ -34,6 +34,7 @@ import cold_start
 import floor_side
 import infracards_side
 import workload
+from measure import p99
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,10 +51,6 @@ class Plan:
 
 def median(samples: list[float]) -> float:
     return statistics.median(samples)
-
-
-def p99(samples: list[float]) -> float:
-    return sorted(samples)[min(len(samples) - 1, round(0.99 * (len(samples) - 1)))]
 
 
 def ratio(ours: float | None, other: float | None) -> float | None:
