@@ -32,6 +32,8 @@ _HUNDREDTH = Decimal("0.01")
 
 def _exact(value: Decimal | float | int | str) -> Decimal:
     """Read an EF the way people write it (2.5, "1.3"), never via binary float digits."""
+    if isinstance(value, Decimal) and value.as_tuple().exponent == -2:
+        return value  # already in hundredths (every EF SM-2 or the store produces)
     return Decimal(str(value)).quantize(_HUNDREDTH)
 
 
@@ -54,11 +56,18 @@ class SM2State:
             raise ValueError("repetitions and interval cannot be negative")
 
 
+def _easiness_change(quality: int) -> Decimal:
+    miss = 5 - quality
+    return Decimal("0.1") - miss * (Decimal("0.08") + miss * Decimal("0.02"))
+
+
+_EASINESS_CHANGE = {quality: _easiness_change(quality) for quality in range(6)}
+"""EF change per grade, worked out once (grades 5 to 0: +0.10, 0.00, −0.14, −0.32, −0.54, −0.80)."""
+
+
 def updated_easiness(easiness: Decimal, quality: int) -> Decimal:
     """EF' = max(1.3, EF + 0.1 − (5−q)(0.08 + (5−q)·0.02))."""
-    miss = 5 - quality
-    change = Decimal("0.1") - miss * (Decimal("0.08") + miss * Decimal("0.02"))
-    return max(MIN_EASINESS, easiness + change)
+    return max(MIN_EASINESS, easiness + _EASINESS_CHANGE[quality])
 
 
 def review(state: SM2State, quality: int) -> SM2State:
