@@ -21,8 +21,9 @@ from sqlmodel import Session, col, select
 from infracards import __version__
 from infracards.errors import InfracardsError, ProgressError
 from infracards.scheduler import SM2State, replay
+from infracards.store.grading import to_centi
 from infracards.store.models import Card, Deck, Review
-from infracards.store.queries import set_card_state, to_centi
+from infracards.store.queries import set_card_state
 
 PROGRESS_FORMAT = "infracards-progress/v1"
 CHUNK = 5000

@@ -9,15 +9,9 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from infracards.scheduler import SM2State, review, study_day
-from infracards.store.db import transaction
-from infracards.store.queries import (
-    CardRecord,
-    load_card,
-    load_prefs,
-    load_state,
-    record_review,
-    undo_review,
-)
+from infracards.store.db import transaction, write_connection
+from infracards.store.grading import load_state, record_review
+from infracards.store.queries import CardRecord, load_card, load_prefs, undo_review
 
 CHECKPOINT_EVERY = 20
 """Grades between two write-ahead log checkpoints taken off the grading path (~260 log pages)."""
@@ -65,12 +59,12 @@ def grade_card(
     The state is read again under the write lock: another infracards process may have graded
     this card since it was shown, and SM-2 must continue from the latest state.
     """
-    with transaction(engine, write=True) as session:
-        before, due_before = load_state(session, pk=card.pk)
+    with write_connection(engine) as connection:
+        before, due_before = load_state(connection, pk=card.pk)
         after = before if drill else review(before, quality)
         due = due_before if drill else today + timedelta(days=after.interval)
         review_id = record_review(
-            session,
+            connection,
             card_pk=card.pk,
             grade=quality,
             drill=drill,

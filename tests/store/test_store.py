@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+import sqlite3
+from contextlib import closing
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
-from sqlalchemy import Engine, text
+import pytest
+from sqlalchemy import Engine, event, text
 
+from infracards.errors import StoreError
 from infracards.library import add_deck, ensure_builtin_deck
 from infracards.paths import builtin_deck_path
 from infracards.scheduler import SM2State
-from infracards.store.db import transaction
-from infracards.store.models import CardState
+from infracards.store.db import session_connection, transaction
+from infracards.store.grading import REVIEW_COLUMNS, load_state
+from infracards.store.models import CardState, Review
 from infracards.store.queries import (
     StudyPrefs,
     browse_rows,
@@ -20,10 +25,9 @@ from infracards.store.queries import (
     deck_summaries,
     find_card,
     load_card,
-    load_state,
     set_card_state,
 )
-from infracards.study import undo_grade
+from infracards.study import grade_card, undo_grade
 from tests.conftest import SAMPLE_DECK, grade_by_id
 
 
@@ -110,6 +114,79 @@ def test_grading_commits_state_and_log_and_undo_restores_both_exactly(
     assert dump(engine) == before
 
 
+def test_a_grade_is_stored_exactly_as_the_orm_stores_the_same_review(
+    engine: Engine, today: date, now: datetime
+) -> None:
+    """Grading writes plain SQL; the ORM must read its rows back, and write the same bytes."""
+    local = now.astimezone(timezone(timedelta(hours=8)))  # the app's clock is local time
+    graded = grade_card(
+        engine,
+        card=card(engine, "q02"),
+        quality=3,
+        drill=False,
+        now=local,
+        today=today,
+        duration_ms=4321,
+        session_id=None,
+    )
+    with transaction(engine, write=True) as session:
+        stored = session.get(Review, graded.review_id)
+        assert stored is not None
+        assert stored.reviewed_at == now and stored.reviewed_at.tzinfo is not None
+        assert (stored.study_day, stored.due_after, stored.drill) == (
+            today,
+            today + timedelta(days=1),
+            False,
+        )
+        twin = Review(**{**stored.model_dump(), "id": None})
+        session.add(twin)
+        session.flush()
+        rows = session.connection().exec_driver_sql(
+            "SELECT * FROM review WHERE id IN (?, ?) ORDER BY id", (stored.id, twin.id)
+        )
+        written, by_orm = (row[1:] for row in rows)
+        session.rollback()
+    assert written == by_orm
+    assert card(engine, "q02").due == today + timedelta(days=1)
+
+
+def test_the_grading_insert_binds_every_review_column() -> None:
+    table = Review.__table__  # type: ignore[attr-defined]
+    assert list(REVIEW_COLUMNS) == [column.name for column in table.columns if column.name != "id"]
+
+
+def test_a_grade_on_a_store_busy_past_the_timeout_changes_nothing(
+    engine: Engine, today: date, now: datetime
+) -> None:
+    event.listen(engine, "connect", lambda db, _: db.execute("PRAGMA busy_timeout=100"))
+    engine.dispose()
+    shown = card(engine, "q01")
+    before = dump(engine)
+    with closing(sqlite3.connect(database_path_of(engine))) as other:
+        other.execute("BEGIN IMMEDIATE")  # another infracards process is writing
+        with pytest.raises(StoreError, match=r"busy.*nothing was changed"):
+            grade_card(
+                engine,
+                card=shown,
+                quality=5,
+                drill=False,
+                now=now,
+                today=today,
+                duration_ms=1,
+                session_id=None,
+            )
+        other.rollback()
+    assert dump(engine) == before
+    grade(engine, "q01", 5, today=today, now=now)  # once the other writer is done, it works
+    assert card(engine, "q01").state.repetitions == 1
+
+
+def database_path_of(engine: Engine) -> str:
+    database = engine.url.database
+    assert database is not None
+    return database
+
+
 def test_a_state_written_beside_the_orm_is_read_fresh_in_the_same_session(
     engine: Engine, today: date
 ) -> None:
@@ -121,7 +198,7 @@ def test_a_state_written_beside_the_orm_is_read_fresh_in_the_same_session(
         set_card_state(session, card_pk=pk, state=stored, due=today, last_review_at=None)
         assert load_card(session, pk=pk).state == stored
         assert held.repetitions == 3
-        assert load_state(session, pk=pk) == (stored, today)
+        assert load_state(session_connection(session), pk=pk) == (stored, today)
 
 
 def test_a_drill_is_logged_but_leaves_the_schedule_alone(

@@ -60,7 +60,41 @@ def transaction(engine: Engine, *, write: bool = False) -> Iterator[Session]:
         with Session(bind, expire_on_commit=False) as session, session.begin():
             yield session
     except OperationalError as error:
-        raise _operational(error) from error
+        raise _operational(str(error.orig)) from error
+
+
+@contextmanager
+def write_connection(engine: Engine) -> Iterator[sqlite3.Connection]:
+    """``transaction(engine, write=True)`` on the pooled sqlite3 connection itself.
+
+    Same write lock, same COMMIT and fsync; for the grade, whose few statements would
+    otherwise spend more time in the Session and SQLAlchemy's statement layer than in SQLite.
+    """
+    try:
+        pooled = engine.raw_connection()
+        try:
+            connection = pooled.driver_connection
+            assert connection is not None
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield connection
+            except BaseException:
+                connection.rollback()
+                raise
+            connection.execute("COMMIT")
+        finally:
+            pooled.close()
+    except sqlite3.OperationalError as error:
+        raise _operational(str(error)) from error
+    except OperationalError as error:  # opening a new pooled connection
+        raise _operational(str(error.orig)) from error
+
+
+def session_connection(session: Session) -> sqlite3.Connection:
+    """The sqlite3 connection under a Session, inside its transaction."""
+    driver = session.connection().connection.driver_connection
+    assert isinstance(driver, sqlite3.Connection)
+    return driver
 
 
 def checkpoint(engine: Engine) -> bool:
@@ -82,8 +116,7 @@ def checkpoint(engine: Engine) -> bool:
     return True
 
 
-def _operational(error: OperationalError) -> StoreError:
-    text = str(error.orig)
+def _operational(text: str) -> StoreError:
     if "locked" in text or "busy" in text:
         return StoreError(
             "the database is busy: another infracards process has been writing for more than "

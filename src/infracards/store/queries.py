@@ -14,6 +14,8 @@ from sqlmodel import Session, col, select
 
 from infracards.scheduler import SM2State, StudyQueue
 from infracards.scheduler.sm2 import DRILL_UNTIL
+from infracards.store.db import session_connection
+from infracards.store.grading import from_centi, write_state
 from infracards.store.models import Card, CardState, Deck, Review, Setting, StudySession
 
 if TYPE_CHECKING:
@@ -126,29 +128,6 @@ PREF_KEYS = {
 
 
 _CARD_STATE: Table = CardState.__table__  # type: ignore[attr-defined]
-_REVIEW: Table = Review.__table__  # type: ignore[attr-defined]
-
-# Grading runs these once per answer: built once and executed on the session's connection
-# (SQLAlchemy Core, compiled once and cached), they cost ~15-30 µs each against ~80-150 µs
-# for the same statements through the ORM.
-_LOAD_STATE = select(
-    _CARD_STATE.c.easiness_centi,
-    _CARD_STATE.c.repetitions,
-    _CARD_STATE.c.interval,
-    _CARD_STATE.c.due,
-).where(_CARD_STATE.c.card == bindparam("pk"))
-_SET_STATE = (
-    update(_CARD_STATE)
-    .where(_CARD_STATE.c.card == bindparam("pk"))
-    .values(
-        easiness_centi=bindparam("new_easiness_centi"),
-        repetitions=bindparam("new_repetitions"),
-        interval=bindparam("new_interval"),
-        due=bindparam("new_due"),
-        last_review_at=bindparam("new_last_review_at"),
-    )
-)
-_INSERT_REVIEW = insert(_REVIEW)
 _CARD: Table = Card.__table__  # type: ignore[attr-defined]
 # The card on screen after each grade: one query instead of two ORM loads.
 _LOAD_CARD = (
@@ -172,14 +151,9 @@ _LOAD_CARD = (
 )
 
 
-def to_centi(easiness: Decimal) -> int:
-    """EF as stored: integer hundredths, exact."""
-    return int(easiness * 100)
-
-
 def _state(row: CardState) -> SM2State:
     return SM2State(
-        easiness=Decimal(row.easiness_centi) / 100,
+        easiness=from_centi(row.easiness_centi),
         repetitions=row.repetitions,
         interval=row.interval,
     )
@@ -383,23 +357,11 @@ def load_card(session: Session, *, pk: int) -> CardRecord:
         answer=answer,
         sealed=sealed,
         state=SM2State(
-            easiness=Decimal(easiness_centi) / 100, repetitions=repetitions, interval=interval
+            easiness=from_centi(easiness_centi), repetitions=repetitions, interval=interval
         ),
         due=due,
         retired=retired,
     )
-
-
-def load_state(session: Session, *, pk: int) -> tuple[SM2State, date | None]:
-    """A card's SM-2 state and due date (what grading needs; no prompt or answer is read)."""
-    row = session.connection().execute(_LOAD_STATE, {"pk": pk}).first()
-    if row is None:
-        raise LookupError(pk)
-    easiness_centi, repetitions, interval, due = row
-    state = SM2State(
-        easiness=Decimal(easiness_centi) / 100, repetitions=repetitions, interval=interval
-    )
-    return state, due
 
 
 def find_card(session: Session, *, card_id: str, deck_id: str | None = None) -> list[CardRecord]:
@@ -439,7 +401,7 @@ def browse_rows(
                 card_id=card.card_id,
                 prompt=card.prompt,
                 tags=tuple(card.tags.split()),
-                easiness=Decimal(state.easiness_centi) / 100,
+                easiness=from_centi(state.easiness_centi),
                 interval=state.interval,
                 due=state.due,
                 reviews=count,
@@ -617,51 +579,6 @@ def load_queue_page(session: Session, *, queue: StudyQueue) -> StudyQueue:
     return queue.with_page(cards, unloaded=due_left + len(mark.new), bookmark=bookmark)
 
 
-def record_review(
-    session: Session,
-    *,
-    card_pk: int,
-    grade: int,
-    drill: bool,
-    before: SM2State,
-    due_before: date | None,
-    after: SM2State,
-    due_after: date | None,
-    reviewed_at: datetime,
-    study_day: date,
-    duration_ms: int,
-    session_id: int | None,
-) -> int:
-    """Log a grade and, unless it is a drill, store the new state; returns the review id."""
-    result = session.connection().execute(
-        _INSERT_REVIEW,
-        {
-            "card": card_pk,
-            "session": session_id,
-            "reviewed_at": reviewed_at,
-            "study_day": study_day,
-            "grade": grade,
-            "drill": drill,
-            "duration_ms": duration_ms,
-            "easiness_centi_before": to_centi(before.easiness),
-            "repetitions_before": before.repetitions,
-            "interval_before": before.interval,
-            "due_before": due_before,
-            "easiness_centi_after": to_centi(after.easiness),
-            "repetitions_after": after.repetitions,
-            "interval_after": after.interval,
-            "due_after": due_after,
-        },
-    )
-    if not drill:
-        set_card_state(
-            session, card_pk=card_pk, state=after, due=due_after, last_review_at=reviewed_at
-        )
-    [review_id] = result.inserted_primary_key or (None,)
-    assert review_id is not None
-    return int(review_id)
-
-
 def set_card_state(
     session: Session,
     *,
@@ -670,17 +587,13 @@ def set_card_state(
     due: date | None,
     last_review_at: datetime | None,
 ) -> None:
-    """Store a card's SM-2 state (after a grade, an undo, or a replay of its log)."""
-    session.connection().execute(
-        _SET_STATE,
-        {
-            "pk": card_pk,
-            "new_easiness_centi": to_centi(state.easiness),
-            "new_repetitions": state.repetitions,
-            "new_interval": state.interval,
-            "new_due": due,
-            "new_last_review_at": last_review_at,
-        },
+    """Store a card's SM-2 state (after an undo or a replay of its log) in this transaction."""
+    write_state(
+        session_connection(session),
+        card_pk=card_pk,
+        state=state,
+        due=due,
+        last_review_at=last_review_at,
     )
     # The UPDATE bypasses the ORM: a CardState this session already loaded must be read again.
     loaded = session.identity_map.get(session.identity_key(CardState, card_pk))
@@ -701,7 +614,7 @@ def undo_review(session: Session, *, review_id: int) -> int:
             )
         ).first()
         before = SM2State(
-            easiness=Decimal(review.easiness_centi_before) / 100,
+            easiness=from_centi(review.easiness_centi_before),
             repetitions=review.repetitions_before,
             interval=review.interval_before,
         )
@@ -802,7 +715,7 @@ def weakest_cards(
             deck_id=card.deck_id,
             card_id=card.card_id,
             prompt=card.prompt,
-            easiness=Decimal(state.easiness_centi) / 100,
+            easiness=from_centi(state.easiness_centi),
             lapses=count,
             due=state.due,
         )
