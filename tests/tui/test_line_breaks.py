@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import re
 
+import rich._wrap
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
-from infracards.tui.line_breaks import RICH_WORD, TEXTUAL_CHUNK, enable_cjk_line_breaks
+from infracards.tui.line_breaks import CJK, enable_cjk_line_breaks, rich_word, textual_chunk
+
+RICH_WORD = rich_word()
+TEXTUAL_CHUNK = textual_chunk()
+ONE_CJK = re.compile(rf"[{CJK}]")
 
 RICH_ORIGINAL = re.compile(r"\s*\S+\s*")
 TEXTUAL_ORIGINAL = re.compile(r"\S+\s*|\s+")
@@ -35,6 +40,23 @@ def test_no_character_is_lost(text: str) -> None:
     assert (
         "".join(split(RICH_WORD, text)) == text.rstrip() or "".join(split(RICH_WORD, text)) == text
     )
+
+
+@given(st.text(alphabet="中文训练，。（）「」ab 12.,()x", max_size=60))
+def test_every_cjk_character_is_a_break_opportunity(text: str) -> None:
+    for pattern in (RICH_WORD, TEXTUAL_CHUNK):
+        assert all(len(ONE_CJK.findall(word)) <= 1 for word in split(pattern, text))
+
+
+def test_each_pattern_is_compiled_when_its_library_first_wraps() -> None:
+    enable_cjk_line_breaks()
+    assert not isinstance(rich._wrap.re_word, re.Pattern)
+    assert list(rich._wrap.words("训练 ab")) == [
+        (0, 1, "训"),
+        (1, 3, "练 "),
+        (3, 5, "ab"),
+    ]  # Rich's splitter
+    assert rich._wrap.re_word is RICH_WORD
 
 
 def test_a_chinese_sentence_fills_its_lines_and_keeps_punctuation_attached() -> None:

@@ -6,11 +6,17 @@ Unicode line breaking (UAX #14) allows a break between any two ideographs, excep
 closing punctuation (，。）) and after opening punctuation (（「). Neither library offers a
 hook: each finds words with one module-level regex, so we swap in patterns that also treat
 every CJK character as a word. For text without CJK characters they split exactly as before.
+
+Compiling a pattern with these character classes takes ~2 ms (``re`` expands every range), so
+each is compiled when its library first wraps a line: the first frame needs only Rich's.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import cache
+from types import ModuleType
 
 import rich._wrap
 import textual._wrap
@@ -22,15 +28,37 @@ CJK = (
 )
 CLOSING = "，。、；：！？）」』】》〉”’…%％,.;:!?)\\]"
 OPENING = "（「『【《〈“‘(\\["
-_WORD = rf"(?:[{OPENING}]*[{CJK}][{CLOSING}]*|[^\s{CJK}]+?(?=[{OPENING}]*[{CJK}]|\s|$))"
+# A word: one CJK character with the punctuation that must stay with it, or a run of other
+# non-space characters up to the next CJK character (the first alternative has already taken a
+# CJK character at the start, so the run cannot begin with one).
+_WORD = rf"(?:[{OPENING}]*[{CJK}][{CLOSING}]*|\S+?(?=[{OPENING}]*[{CJK}]|\s|$))"
 
-RICH_WORD = re.compile(rf"\s*{_WORD}\s*")
-"""Rich's ``re_word`` (``\\s*\\S+\\s*``) with CJK break opportunities."""
-TEXTUAL_CHUNK = re.compile(rf"{_WORD}\s*|\s+")
-"""Textual's ``re_chunk`` (``\\S+\\s*|\\s+``) with CJK break opportunities."""
+
+@cache
+def rich_word() -> re.Pattern[str]:
+    """Rich's ``re_word`` (``\\s*\\S+\\s*``) with CJK break opportunities."""
+    return re.compile(rf"\s*{_WORD}\s*")
+
+
+@cache
+def textual_chunk() -> re.Pattern[str]:
+    """Textual's ``re_chunk`` (``\\S+\\s*|\\s+``) with CJK break opportunities."""
+    return re.compile(rf"{_WORD}\s*|\s+")
+
+
+class _CompiledOnFirstMatch:
+    """Stands in a library's pattern slot until its first ``match``, then hands over the slot."""
+
+    def __init__(self, module: ModuleType, name: str, compile: Callable[[], re.Pattern[str]]):
+        self.module, self.name, self.compile = module, name, compile
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        pattern = self.compile()
+        setattr(self.module, self.name, pattern)
+        return pattern.match(text, pos)
 
 
 def enable_cjk_line_breaks() -> None:
     """Install the patterns (idempotent; affects wrapping only, never the text)."""
-    rich._wrap.re_word = RICH_WORD
-    textual._wrap.re_chunk = TEXTUAL_CHUNK
+    rich._wrap.re_word = _CompiledOnFirstMatch(rich._wrap, "re_word", rich_word)
+    textual._wrap.re_chunk = _CompiledOnFirstMatch(textual._wrap, "re_chunk", textual_chunk)
