@@ -129,6 +129,12 @@ PREF_KEYS = {
 
 _CARD_STATE: Table = CardState.__table__  # type: ignore[attr-defined]
 _CARD: Table = Card.__table__  # type: ignore[attr-defined]
+# What a start reads before the first card is drawn goes through these tables, not the ORM
+# classes: the first ORM statement in a process configures every mapper and compiles an ORM
+# context (~5 ms), which can wait until after the first frame.
+_DECK: Table = Deck.__table__  # type: ignore[attr-defined]
+_SETTING: Table = Setting.__table__  # type: ignore[attr-defined]
+_STUDY_SESSION: Table = StudySession.__table__  # type: ignore[attr-defined]
 # The card on screen after each grade: one query instead of two ORM loads.
 _LOAD_CARD = (
     select(
@@ -181,7 +187,8 @@ def _record(card: Card, state: CardState) -> CardRecord:
 
 def deck_origin(session: Session, *, deck_id: str) -> tuple[str, str] | None:
     """(source, digest) of the file last synced into ``deck_id``; None if it is not loaded."""
-    row = session.exec(select(Deck.source, Deck.digest).where(Deck.id == deck_id)).first()
+    query = select(_DECK.c.source, _DECK.c.digest).where(_DECK.c.id == deck_id)
+    row = session.connection().execute(query).first()
     return (row[0], row[1]) if row else None
 
 
@@ -285,7 +292,7 @@ def sync_deck(session: Session, *, deck: DeckFile, source: str, keyslots: str | 
 
 
 def deck_ids(session: Session) -> list[str]:
-    return list(session.exec(select(Deck.id).order_by(Deck.id)))
+    return list(session.connection().execute(select(_DECK.c.id).order_by(_DECK.c.id)).scalars())
 
 
 # Running counts kept by triggers (schema 0003): a few hundred rows, not 100k cards joined to
@@ -627,11 +634,9 @@ def undo_review(session: Session, *, review_id: int) -> int:
 
 
 def start_session(session: Session, *, now: datetime, study_day: date, deck_id: str) -> int:
-    row = StudySession(started_at=now, study_day=study_day, deck_id=deck_id)
-    session.add(row)
-    session.flush()
-    assert row.id is not None
-    return row.id
+    values = {"started_at": now, "study_day": study_day, "deck_id": deck_id}
+    [session_id] = session.connection().execute(insert(_STUDY_SESSION), values).inserted_primary_key
+    return int(session_id)
 
 
 def end_session(session: Session, *, session_id: int, now: datetime) -> None:
@@ -644,7 +649,7 @@ def end_session(session: Session, *, session_id: int, now: datetime) -> None:
 
 
 def load_prefs(session: Session) -> StudyPrefs:
-    stored = dict(session.exec(select(Setting.key, Setting.value)).all())
+    stored = dict(session.connection().execute(select(_SETTING.c.key, _SETTING.c.value)).all())
     defaults = StudyPrefs()
     return StudyPrefs(
         new_per_day=int(stored.get(PREF_KEYS["new_per_day"], defaults.new_per_day)),
