@@ -130,15 +130,12 @@ def run(plan: Plan, folder: Path) -> dict[str, Any]:
         )
     database = home / "infracards.db"
 
-    import_floor = timed("cold start: import floor", lambda: cold_start.floor(runs))
-    first = timed(
-        "cold start: infracards",
-        lambda: cold_start.first_card(home, runs, deck_id=infracards_side.DECK_ID),
+    # One of each per round, so a noisy neighbour slows every side alike.
+    cold = timed(
+        "cold start: floor, infracards, infracards app",
+        lambda: cold_start.interleaved(home, runs, deck_id=infracards_side.DECK_ID),
     )
-    in_app = timed(
-        "cold start: infracards app",
-        lambda: cold_start.first_card_in_app(home, runs, deck_id=infracards_side.DECK_ID),
-    )
+    import_floor, first, in_app = cold["floor"], cold["first card"], cold["first card in app"]
     anki_cold = (
         timed("cold start: Anki", lambda: anki_side.cold_start(anki_load.collection, runs))
         if anki_load
