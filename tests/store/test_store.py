@@ -27,7 +27,7 @@ from infracards.store.queries import (
     load_card,
     set_card_state,
 )
-from infracards.study import grade_card, undo_grade
+from infracards.study import undo_grade
 from tests.conftest import SAMPLE_DECK, grade_by_id
 
 
@@ -119,16 +119,7 @@ def test_a_grade_is_stored_exactly_as_the_orm_stores_the_same_review(
 ) -> None:
     """Grading writes plain SQL; the ORM must read its rows back, and write the same bytes."""
     local = now.astimezone(timezone(timedelta(hours=8)))  # the app's clock is local time
-    graded = grade_card(
-        engine,
-        card=card(engine, "q02"),
-        quality=3,
-        drill=False,
-        now=local,
-        today=today,
-        duration_ms=4321,
-        session_id=None,
-    )
+    graded = grade(engine, "q02", 3, today=today, now=local)
     with transaction(engine, write=True) as session:
         stored = session.get(Review, graded.review_id)
         assert stored is not None
@@ -160,21 +151,11 @@ def test_a_grade_on_a_store_busy_past_the_timeout_changes_nothing(
 ) -> None:
     event.listen(engine, "connect", lambda db, _: db.execute("PRAGMA busy_timeout=100"))
     engine.dispose()
-    shown = card(engine, "q01")
     before = dump(engine)
     with closing(sqlite3.connect(database_path_of(engine))) as other:
         other.execute("BEGIN IMMEDIATE")  # another infracards process is writing
         with pytest.raises(StoreError, match=r"busy.*nothing was changed"):
-            grade_card(
-                engine,
-                card=shown,
-                quality=5,
-                drill=False,
-                now=now,
-                today=today,
-                duration_ms=1,
-                session_id=None,
-            )
+            grade(engine, "q01", 5, today=today, now=now)
         other.rollback()
     assert dump(engine) == before
     grade(engine, "q01", 5, today=today, now=now)  # once the other writer is done, it works
