@@ -173,6 +173,19 @@ def test_one_shot_commands_collect_garbage_as_usual(home: Path) -> None:
     assert out.stdout.split()[-2:] == ["0", "True"]
 
 
+def test_a_command_closes_the_store_before_the_process_ends(started: Path) -> None:
+    """The heap is frozen at exit, so an exit handler, not the last collection, closes the
+    store: SQLite then folds its write-ahead log back into the database and removes it."""
+    for argv in (["status"], ["config", "new-per-day", "12"]):
+        subprocess.run(
+            [sys.executable, "-m", "infracards", *argv],
+            env={**os.environ, "INFRACARDS_HOME": str(started)},
+            capture_output=True,
+            check=True,
+        )
+        assert sorted(path.name for path in started.iterdir()) == ["infracards.db"]
+
+
 async def test_the_app_resumes_collection_after_its_first_frame(home: Path) -> None:
     import gc
 

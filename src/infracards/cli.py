@@ -7,6 +7,7 @@ Textual is imported only by the commands that open the app.
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import json
 import os
@@ -15,6 +16,7 @@ from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 from typing import IO
+from weakref import ref
 
 from sqlalchemy import Engine
 
@@ -200,7 +202,17 @@ def open_home() -> Engine:
 
     engine = open_store(home())
     ensure_builtin_deck(engine)
+    atexit.register(_close_store, ref(engine))
     return engine
+
+
+def _close_store(engine: ref[Engine]) -> None:
+    """At exit, close the store's connections (SQLite folds its log back into the database
+    file then). The entry point freezes the heap before exiting, so the final garbage
+    collection that used to close them never reaches them."""
+    alive = engine()
+    if alive is not None:
+        alive.dispose()
 
 
 def launch_app(engine: Engine, *, start_review: str | None) -> int:
