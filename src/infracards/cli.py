@@ -220,8 +220,9 @@ def launch_app(engine: Engine, *, start_review: str | None) -> int:
     from infracards.tui.context import AppContext
 
     context = AppContext(engine=engine, answers=AnswerBook(), home=home(), clock=local_now)
-    InfracardsApp(context, start_review=start_review).run()
-    return 0
+    app = InfracardsApp(context, start_review=start_review)
+    app.run()
+    return app.return_code or 0
 
 
 def read_key(args: argparse.Namespace) -> str:

@@ -1,14 +1,26 @@
 """User-facing errors: each carries a message a person can act on.
 
 The CLI turns any ``InfracardsError`` into one line on stderr and exit code 1;
-anything else is a bug and keeps its traceback.
+anything else is a bug and keeps its traceback. In the app, one that no screen handles ends
+the app the same way: Textual shows an unhandled exception's ``__rich__`` instead of a
+traceback, and exits with code 1.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
 
 class InfracardsError(Exception):
     """Base class for errors caused by input, files or keys, not by bugs."""
+
+    def __rich__(self) -> Text:
+        from rich.text import Text  # only the app renders errors this way
+
+        return Text(f"infracards: {self}")
 
 
 class DeckError(InfracardsError):

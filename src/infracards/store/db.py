@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 from sqlmodel import Session
 
 from infracards.errors import StoreError
@@ -61,6 +61,10 @@ def transaction(engine: Engine, *, write: bool = False) -> Iterator[Session]:
             yield session
     except OperationalError as error:
         raise _operational(str(error.orig)) from error
+    except DatabaseError as error:
+        if not _is_damage(error.orig):
+            raise
+        raise _damaged(_path(engine), str(error.orig)) from error
 
 
 @contextmanager
@@ -86,6 +90,10 @@ def write_connection(engine: Engine) -> Iterator[sqlite3.Connection]:
             pooled.close()
     except sqlite3.OperationalError as error:
         raise _operational(str(error)) from error
+    except sqlite3.DatabaseError as error:
+        if not _is_damage(error):
+            raise
+        raise _damaged(_path(engine), str(error)) from error
     except OperationalError as error:  # opening a new pooled connection
         raise _operational(str(error.orig)) from error
 
@@ -114,6 +122,16 @@ def checkpoint(engine: Engine) -> bool:
     except (sqlite3.Error, SQLAlchemyError):
         return False
     return True
+
+
+def _is_damage(error: BaseException | None) -> bool:
+    """SQLite reports a damaged file ("database disk image is malformed") as a plain
+    DatabaseError; its subclasses (a broken constraint is a bug, not the learner's) are not."""
+    return type(error) is sqlite3.DatabaseError
+
+
+def _path(engine: Engine) -> Path:
+    return Path(engine.url.database or "")
 
 
 def _operational(text: str) -> StoreError:
