@@ -321,3 +321,15 @@ async def test_the_log_is_checkpointed_between_grades_not_inside_them(
         await pilot.pause(0.1)
         await app.workers.wait_for_complete()
         assert done == [app.context.engine]
+
+
+def test_the_progress_line_counts_and_fills_its_bar_in_proportion() -> None:
+    from infracards.tui.screens.review import PROGRESS_CELLS, progress_line
+
+    half = progress_line(done=2, remaining=2, drills=1)
+    assert half.plain == f"2 answered · 2 to go · 1 to drill again   {'━' * PROGRESS_CELLS} 50%"
+    filled = [span for span in half.spans if span.style == "$primary"]
+    assert [span.end - span.start for span in filled] == [PROGRESS_CELLS // 2]
+    finished = progress_line(done=3, remaining=0, drills=0)
+    assert finished.plain.endswith(" 100%")
+    assert [span.style for span in finished.spans if span.end > span.start] == ["$success"]

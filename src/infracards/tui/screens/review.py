@@ -9,9 +9,10 @@ from datetime import date
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Header, ProgressBar, Static
+from textual.widgets import Static
 
 from infracards.errors import InfracardsError
 from infracards.scheduler import StudyQueue, study_day
@@ -43,6 +44,25 @@ class _Step:
     queue: StudyQueue
     card: CardRecord
     duration_ms: int
+
+
+PROGRESS_CELLS = 20
+
+
+def progress_line(*, done: int, remaining: int, drills: int) -> Content:
+    """The session's one status line: counts, then a bar (the card gets the rest of the screen)."""
+    total = done + remaining
+    filled = PROGRESS_CELLS * done // total if total else PROGRESS_CELLS
+    counts = f"{done} answered · {remaining} to go" + (
+        f" · {drills} to drill again" if drills else ""
+    )
+    return Content.assemble(
+        counts,
+        "   ",
+        ("━" * filled, "$success" if filled == PROGRESS_CELLS else "$primary"),
+        ("━" * (PROGRESS_CELLS - filled), "$surface-lighten-1"),
+        f" {100 * done // total if total else 100}%",
+    )
 
 
 class ReviewScreen(Screen[None]):
@@ -77,9 +97,7 @@ class ReviewScreen(Screen[None]):
         """Grades committed since the write-ahead log was last checkpointed."""
 
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static(id="review-progress-text")
-        yield ProgressBar(id="review-progress", show_eta=False)
+        yield Static(id="review-progress")
         yield CardView(id="card-view")
         yield GradeBar(id="grade-bar")
         yield KeysFooter()
@@ -92,7 +110,6 @@ class ReviewScreen(Screen[None]):
             self.session_id = start_session(
                 session, now=self.started_at, study_day=today, deck_id=self.deck_id
             )
-        self.query_one(ProgressBar).update(total=self.queue.remaining, progress=0)
         self.show_current()
 
     def today(self) -> date:
@@ -149,13 +166,13 @@ class ReviewScreen(Screen[None]):
         self.query_one(GradeBar).display = False
         self.revealed = False
         self.can_undo = bool(self.history)
-        done = len(self.history)
-        drills = len(self.queue.drills)
-        self.query_one("#review-progress-text", Static).update(
-            f"{done} answered · {self.queue.remaining} to go"
-            + (f" · {drills} to drill again" if drills else "")
+        self.query_one("#review-progress", Static).update(
+            progress_line(
+                done=len(self.history),
+                remaining=self.queue.remaining,
+                drills=len(self.queue.drills),
+            )
         )
-        self.query_one(ProgressBar).update(total=done + self.queue.remaining, progress=done)
         self.shown_at = time.monotonic()
         self.prepared = None
         card = self.card
