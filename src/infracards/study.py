@@ -10,7 +10,7 @@ from sqlmodel import Session
 
 from infracards.scheduler import SM2State, review, study_day
 from infracards.store.db import transaction, write_connection
-from infracards.store.grading import load_state, record_review
+from infracards.store.grading import load_state, log_review, replace_state, write_state
 from infracards.store.queries import CardRecord, load_card, load_prefs, undo_review
 
 CHECKPOINT_EVERY = 20
@@ -56,14 +56,34 @@ def grade_card(
 ) -> Graded:
     """Commit one grade (state and log in one transaction) before anything else is shown.
 
-    The state is read again under the write lock: another infracards process may have graded
-    this card since it was shown, and SM-2 must continue from the latest state.
+    SM-2 continues from the state the card was shown with, which is stored only if the card
+    still has it under the write lock. Another infracards process may have graded the card
+    since it was shown; then SM-2 continues from that latest state instead. A drill records
+    the state as it is and leaves it alone.
     """
+    reviewed_at = now.astimezone(UTC)
     with write_connection(engine) as connection:
-        before, due_before = load_state(connection, pk=card.pk)
-        after = before if drill else review(before, quality)
-        due = due_before if drill else today + timedelta(days=after.interval)
-        review_id = record_review(
+        before, due_before = card.state, card.due
+        if drill:
+            before, due_before = load_state(connection, pk=card.pk)
+            after, due = before, due_before
+        else:
+            after, due = _scheduled(before, quality, today)
+            if not replace_state(
+                connection,
+                card_pk=card.pk,
+                shown=before,
+                shown_due=due_before,
+                state=after,
+                due=due,
+                last_review_at=reviewed_at,
+            ):
+                before, due_before = load_state(connection, pk=card.pk)
+                after, due = _scheduled(before, quality, today)
+                write_state(
+                    connection, card_pk=card.pk, state=after, due=due, last_review_at=reviewed_at
+                )
+        review_id = log_review(
             connection,
             card_pk=card.pk,
             grade=quality,
@@ -72,7 +92,7 @@ def grade_card(
             due_before=due_before,
             after=after,
             due_after=due,
-            reviewed_at=now.astimezone(UTC),
+            reviewed_at=reviewed_at,
             study_day=today,
             duration_ms=duration_ms,
             session_id=session_id,
@@ -80,6 +100,11 @@ def grade_card(
     return Graded(
         review_id=review_id, card_pk=card.pk, quality=quality, drill=drill, after=after, due=due
     )
+
+
+def _scheduled(state: SM2State, quality: int, today: date) -> tuple[SM2State, date]:
+    after = review(state, quality)
+    return after, today + timedelta(days=after.interval)
 
 
 def undo_grade(engine: Engine, *, graded: Graded) -> CardRecord:

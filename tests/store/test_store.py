@@ -27,7 +27,7 @@ from infracards.store.queries import (
     load_card,
     set_card_state,
 )
-from infracards.study import undo_grade
+from infracards.study import grade_card, undo_grade
 from tests.conftest import SAMPLE_DECK, grade_by_id
 
 
@@ -139,6 +139,34 @@ def test_a_grade_is_stored_exactly_as_the_orm_stores_the_same_review(
         session.rollback()
     assert written == by_orm
     assert card(engine, "q02").due == today + timedelta(days=1)
+
+
+def test_a_card_graded_elsewhere_since_it_was_shown_continues_from_that_grade(
+    engine: Engine, today: date, now: datetime
+) -> None:
+    shown = card(engine, "q01")  # on one app's screen...
+    grade(engine, "q01", 5, today=today, now=now)  # ...while another app grades it first
+    graded = grade_card(
+        engine,
+        card=shown,
+        quality=5,
+        drill=False,
+        now=now,
+        today=today,
+        duration_ms=1,
+        session_id=None,
+    )
+    assert graded.after == SM2State(easiness="2.70", repetitions=2, interval=6)
+    assert card(engine, "q01").state == graded.after
+    with engine.connect() as connection:
+        log = connection.execute(
+            text(
+                "SELECT repetitions_before, easiness_centi_before, repetitions_after"
+                " FROM review WHERE card = :pk ORDER BY id"
+            ),
+            {"pk": shown.pk},
+        ).all()
+    assert [tuple(row) for row in log] == [(0, 250, 1), (1, 260, 2)]
 
 
 def test_the_grading_insert_binds_every_review_column() -> None:

@@ -47,6 +47,9 @@ _SET_STATE = (
     "UPDATE cardstate SET easiness_centi = ?, repetitions = ?, interval = ?, due = ?,"
     " last_review_at = ? WHERE card = ?"
 )
+_SET_STATE_IF_UNCHANGED = (
+    f"{_SET_STATE} AND easiness_centi = ? AND repetitions = ? AND interval = ? AND due IS ?"
+)
 REVIEW_COLUMNS = (
     "card",
     "session",
@@ -64,7 +67,7 @@ REVIEW_COLUMNS = (
     "interval_after",
     "due_after",
 )
-"""The order ``record_review`` binds a row in (a test keeps it equal to the table's columns)."""
+"""The order ``log_review`` binds a row in (a test keeps it equal to the table's columns)."""
 _INSERT_REVIEW = "INSERT INTO review ({}) VALUES ({})".format(
     ", ".join(REVIEW_COLUMNS), ", ".join("?" * len(REVIEW_COLUMNS))
 )
@@ -100,18 +103,39 @@ def write_state(
     last_review_at: datetime | None,
 ) -> None:
     """Store a card's SM-2 state (after a grade, an undo, or a replay of its log)."""
-    _write_state(connection, card_pk, state, _DATE_TO_DB(due), _DATETIME_TO_DB(last_review_at))
+    connection.execute(_SET_STATE, (*_state_values(state, due, last_review_at), card_pk))
 
 
-def _write_state(
-    connection: sqlite3.Connection, card_pk: int, state: SM2State, due: str | None, at: str | None
-) -> None:
-    connection.execute(
-        _SET_STATE, (to_centi(state.easiness), state.repetitions, state.interval, due, at, card_pk)
+def replace_state(
+    connection: sqlite3.Connection,
+    *,
+    card_pk: int,
+    shown: SM2State,
+    shown_due: date | None,
+    state: SM2State,
+    due: date | None,
+    last_review_at: datetime,
+) -> bool:
+    """Store the state a grade computed from ``shown`` if the card still has that state: one
+    statement in place of a read and a write. False if another process changed it first."""
+    expected = (to_centi(shown.easiness), shown.repetitions, shown.interval, _DATE_TO_DB(shown_due))
+    values = (*_state_values(state, due, last_review_at), card_pk, *expected)
+    return connection.execute(_SET_STATE_IF_UNCHANGED, values).rowcount == 1
+
+
+def _state_values(
+    state: SM2State, due: date | None, last_review_at: datetime | None
+) -> tuple[object, ...]:
+    return (
+        to_centi(state.easiness),
+        state.repetitions,
+        state.interval,
+        _DATE_TO_DB(due),
+        _DATETIME_TO_DB(last_review_at),
     )
 
 
-def record_review(
+def log_review(
     connection: sqlite3.Connection,
     *,
     card_pk: int,
@@ -126,12 +150,11 @@ def record_review(
     duration_ms: int,
     session_id: int | None,
 ) -> int:
-    """Log a grade and, unless it is a drill, store the new state; returns the review id."""
-    at, due = _DATETIME_TO_DB(reviewed_at), _DATE_TO_DB(due_after)
+    """Append a grade, with the state before and after it, to the log; returns its id."""
     row = (
         card_pk,
         session_id,
-        at,
+        _DATETIME_TO_DB(reviewed_at),
         _DATE_TO_DB(study_day),
         grade,
         _BOOLEAN_TO_DB(drill),
@@ -143,10 +166,8 @@ def record_review(
         to_centi(after.easiness),
         after.repetitions,
         after.interval,
-        due,
+        _DATE_TO_DB(due_after),
     )
     review_id = connection.execute(_INSERT_REVIEW, row).lastrowid
-    if not drill:
-        _write_state(connection, card_pk, after, due, at)
     assert review_id is not None
     return review_id
