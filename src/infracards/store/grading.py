@@ -1,9 +1,11 @@
 """A grade's reads and writes as plain SQL on the pooled sqlite3 connection (the hot path).
 
-A grade is one ``BEGIN IMMEDIATE … COMMIT`` around three statements. Through the Session and
-SQLAlchemy's statement layer those cost ~250 µs of Python around ~200 µs of SQLite (most of it
-the fsync); as sqlite3's own cached statements they cost ~30 µs. Values still pass through the
-columns' own SQLite bind and result processors, so a row reads back exactly as the ORM wrote it.
+A grade is one ``BEGIN IMMEDIATE … COMMIT`` around two statements (a conditional UPDATE of the
+state and the review's INSERT; a read and a second UPDATE when the card changed since it was
+shown). Through the Session and SQLAlchemy's statement layer such statements cost ~250 µs of
+Python around ~200 µs of SQLite (most of it the fsync); as sqlite3's own cached statements,
+~30 µs. Values still pass through the columns' own SQLite bind and result processors, so a row
+reads back exactly as the ORM wrote it.
 """
 
 from __future__ import annotations
