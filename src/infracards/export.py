@@ -21,6 +21,7 @@ from sqlmodel import Session, col, select
 from infracards import __version__
 from infracards.errors import InfracardsError, ProgressError
 from infracards.scheduler import SM2State, replay
+from infracards.store.db import session_connection
 from infracards.store.grading import to_centi
 from infracards.store.models import Card, Deck, Review
 from infracards.store.queries import set_card_state
@@ -84,26 +85,31 @@ WHERE c.deck_id = :deck ORDER BY c.position, c.id
 
 
 def _review_rows(session: Session, *, deck_id: str | None, since: date | None) -> Iterator[Any]:
-    """Review rows in deck and time order, streamed from the cursor (memory stays flat)."""
+    """Review rows in deck and time order, streamed from the sqlite3 cursor itself (memory
+    stays flat; SQLAlchemy's row objects cost ~0.25 s more per million)."""
     params = {"deck": deck_id, "since": _day(since)}
-    yield from session.connection().exec_driver_sql(_REVIEWS_SQL, params)
-
-
-def _state(row: Any, offset: int) -> dict[str, Any]:
-    easiness, repetitions, interval, due = row[offset : offset + 4]
-    return {"easiness": _ef(easiness), "repetitions": repetitions, "interval": interval, "due": due}
+    yield from session_connection(session).execute(_REVIEWS_SQL, params)
 
 
 def review_entry(row: Any) -> dict[str, Any]:
+    """One review of the log as the progress document holds it (a million of these are built
+    per export, so the row is unpacked once and both states are built inline)."""
+    (_deck, card_id, at, day, grade, drill, duration_ms, ef, reps, interval, due) = row[:11]
+    (ef_after, reps_after, interval_after, due_after) = row[11:]
     return {
-        "card_id": row[1],
-        "reviewed_at": _stored_time(row[2]),
-        "study_day": row[3],
-        "grade": row[4],
-        "drill": bool(row[5]),
-        "duration_ms": row[6],
-        "before": _state(row, 7),
-        "after": _state(row, 11),
+        "card_id": card_id,
+        "reviewed_at": _stored_time(at),
+        "study_day": day,
+        "grade": grade,
+        "drill": bool(drill),
+        "duration_ms": duration_ms,
+        "before": {"easiness": _ef(ef), "repetitions": reps, "interval": interval, "due": due},
+        "after": {
+            "easiness": _ef(ef_after),
+            "repetitions": reps_after,
+            "interval": interval_after,
+            "due": due_after,
+        },
     }
 
 
