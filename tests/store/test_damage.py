@@ -16,7 +16,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import IntegrityError
 
 from infracards.answers import AnswerBook
-from infracards.cli import main
+from infracards.cli import main, open_home
 from infracards.errors import StoreError
 from infracards.paths import database_path
 from infracards.store.db import transaction
@@ -97,3 +97,41 @@ async def test_the_app_ends_with_the_same_line_and_exit_code_1(
 def test_a_broken_constraint_is_a_bug_and_is_not_called_damage(engine: Engine) -> None:
     with pytest.raises(IntegrityError), transaction(engine, write=True) as session:
         session.execute(text("INSERT INTO deck (id) VALUES ('sample')"))
+
+
+@pytest.mark.slow
+def test_the_real_command_exits_1_with_the_line_in_a_terminal(home: Path) -> None:
+    """``infracards review`` in a pseudo-terminal, as a learner runs it. The start reads only
+    decks and states, so the app opens; the first card's damaged page ends it with the one
+    line (no traceback) and exit code 1."""
+    import os
+    import pty
+    import select
+    import sys
+    import time
+
+    open_home().dispose()  # the built-in deck, as a first run leaves it
+    damage(database_path(home), "card")
+    pid, terminal = pty.fork()
+    if pid == 0:  # the child: the real entry point, in a terminal of its own
+        os.execv(
+            sys.executable, [sys.executable, "-m", "infracards", "review", "--deck", "module03"]
+        )
+    output = b""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([terminal], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(terminal, 65536)
+            except OSError:  # the child closed the terminal: it has ended
+                break
+            if not chunk:
+                break
+            output += chunk
+    _, status = os.waitpid(pid, 0)
+    text = " ".join(output.decode("utf-8", "replace").split())
+    assert "\x1b[?1049h" in output.decode("utf-8", "replace")  # the app did start
+    assert "cannot be used: database disk image is malformed" in text
+    assert "Traceback" not in text
+    assert os.waitstatus_to_exitcode(status) == 1
