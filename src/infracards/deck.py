@@ -11,10 +11,7 @@ integers; the reader then checks the schema, naming the line of every problem.
 from __future__ import annotations
 
 import gc
-import hashlib
-import os
 import re
-import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,10 +35,9 @@ except ImportError:  # PyYAML built without libyaml: same events, from its pure-
     _CParser = None
 
 from infracards.errors import DeckError
+from infracards.files import MAX_DECK_BYTES, file_digest, read_deck_bytes
 
 DECK_FORMAT = "infracards-deck/v1"
-MAX_DECK_BYTES = 512 << 20
-"""100,000 cards with 1.5k-character Chinese answers take about 240 MB; twice that leaves room."""
 MAX_CARDS = 250_000
 MAX_DEPTH = 16
 MAX_TEXT_CHARS = 64 * 1024
@@ -96,39 +92,6 @@ class Deck:
     @property
     def keyslots_path(self) -> Path:
         return self.path.with_name(f"{self.path.name.removesuffix('.yaml')}.keyslots.json")
-
-
-def file_digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def read_deck_bytes(path: Path, *, max_bytes: int = MAX_DECK_BYTES) -> bytes:
-    """Read a regular file of bounded size (a FIFO or /dev/zero must not hang or exhaust us)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        raise DeckError(f"{path}: no such file") from None
-    except OSError as error:
-        raise DeckError(f"{path}: cannot open ({error.strerror})") from None
-    try:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            raise DeckError(f"{path}: not a regular file")
-        if status.st_size > max_bytes:
-            raise _too_large(path, max_bytes)
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(max_bytes + 1)
-    except OSError as error:
-        raise DeckError(f"{path}: cannot read ({error.strerror})") from None
-    finally:
-        os.close(fd)
-    if len(data) > max_bytes:  # it grew while we read it
-        raise _too_large(path, max_bytes)
-    return data
-
-
-def _too_large(path: Path, max_bytes: int) -> DeckError:
-    return DeckError(f"{path}: larger than the {max_bytes >> 20} MiB limit for a deck file")
 
 
 def load_deck(path: Path | str, *, max_bytes: int = MAX_DECK_BYTES) -> Deck:
