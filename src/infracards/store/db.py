@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import DatabaseError, SQLAlchemyError
 from sqlmodel import Session
 
 from infracards.errors import StoreError
@@ -59,12 +59,11 @@ def transaction(engine: Engine, *, write: bool = False) -> Iterator[Session]:
     try:
         with Session(bind, expire_on_commit=False) as session, session.begin():
             yield session
-    except OperationalError as error:
-        raise _operational(str(error.orig)) from error
-    except DatabaseError as error:
-        if not _is_damage(error.orig):
+    except DatabaseError as error:  # SQLAlchemy's wrapper of sqlite3's error
+        store_error = _store_error(error.orig, engine)
+        if store_error is None:
             raise
-        raise _damaged(_path(engine), str(error.orig)) from error
+        raise store_error from error
 
 
 @contextmanager
@@ -88,14 +87,13 @@ def write_connection(engine: Engine) -> Iterator[sqlite3.Connection]:
             connection.execute("COMMIT")
         finally:
             pooled.close()
-    except sqlite3.OperationalError as error:
-        raise _operational(str(error)) from error
-    except sqlite3.DatabaseError as error:
-        if not _is_damage(error):
+    except (sqlite3.DatabaseError, DatabaseError) as error:  # SQLAlchemy's when connecting
+        store_error = _store_error(
+            error.orig if isinstance(error, DatabaseError) else error, engine
+        )
+        if store_error is None:
             raise
-        raise _damaged(_path(engine), str(error)) from error
-    except OperationalError as error:  # opening a new pooled connection
-        raise _operational(str(error.orig)) from error
+        raise store_error from error
 
 
 def session_connection(session: Session) -> sqlite3.Connection:
@@ -124,14 +122,17 @@ def checkpoint(engine: Engine) -> bool:
     return True
 
 
-def _is_damage(error: BaseException | None) -> bool:
-    """SQLite reports a damaged file ("database disk image is malformed") as a plain
-    DatabaseError; its subclasses (a broken constraint is a bug, not the learner's) are not."""
-    return type(error) is sqlite3.DatabaseError
+def _store_error(error: BaseException | None, engine: Engine) -> StoreError | None:
+    """What to tell the learner about an sqlite3 error; None for a bug (a broken constraint).
 
-
-def _path(engine: Engine) -> Path:
-    return Path(engine.url.database or "")
+    SQLite reports a damaged file ("database disk image is malformed") as a plain
+    DatabaseError, and gets the same advice as a file found damaged when it is opened.
+    """
+    if isinstance(error, sqlite3.OperationalError):
+        return _operational(str(error))
+    if type(error) is sqlite3.DatabaseError:
+        return _damaged(Path(engine.url.database or ""), str(error))
+    return None
 
 
 def _operational(text: str) -> StoreError:
