@@ -84,16 +84,18 @@ def from_centi(easiness_centi: int) -> Decimal:
     return Decimal(easiness_centi).scaleb(-2)
 
 
+def stored_state(easiness_centi: int, repetitions: int, interval: int) -> SM2State:
+    """An SM-2 state from its stored columns (a card's, or a review's before or after)."""
+    return SM2State(easiness=from_centi(easiness_centi), repetitions=repetitions, interval=interval)
+
+
 def load_state(connection: sqlite3.Connection, *, pk: int) -> tuple[SM2State, date | None]:
     """A card's SM-2 state and due date (what grading needs; no prompt or answer is read)."""
     row = connection.execute(_LOAD_STATE, (pk,)).fetchone()
     if row is None:
         raise LookupError(pk)
-    easiness_centi, repetitions, interval, due = row
-    state = SM2State(
-        easiness=from_centi(easiness_centi), repetitions=repetitions, interval=interval
-    )
-    return state, _DATE_FROM_DB(due)
+    *state, due = row
+    return stored_state(*state), _DATE_FROM_DB(due)
 
 
 def write_state(

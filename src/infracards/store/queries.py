@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 from infracards.scheduler import SM2State, StudyQueue
 from infracards.scheduler.sm2 import DRILL_UNTIL
 from infracards.store.db import session_connection
-from infracards.store.grading import from_centi, write_state
+from infracards.store.grading import from_centi, stored_state, write_state
 from infracards.store.models import Card, CardState, Deck, Review, Setting, StudySession
 
 if TYPE_CHECKING:
@@ -157,14 +157,6 @@ _LOAD_CARD = (
 )
 
 
-def _state(row: CardState) -> SM2State:
-    return SM2State(
-        easiness=from_centi(row.easiness_centi),
-        repetitions=row.repetitions,
-        interval=row.interval,
-    )
-
-
 def _record(card: Card, state: CardState) -> CardRecord:
     assert card.id is not None
     return CardRecord(
@@ -176,7 +168,7 @@ def _record(card: Card, state: CardState) -> CardRecord:
         key_points=tuple(json.loads(card.key_points)),
         answer=card.answer,
         sealed=card.sealed,
-        state=_state(state),
+        state=stored_state(state.easiness_centi, state.repetitions, state.interval),
         due=state.due,
         retired=card.retired,
     )
@@ -363,9 +355,7 @@ def load_card(session: Session, *, pk: int) -> CardRecord:
         key_points=tuple(json.loads(key_points)),
         answer=answer,
         sealed=sealed,
-        state=SM2State(
-            easiness=from_centi(easiness_centi), repetitions=repetitions, interval=interval
-        ),
+        state=stored_state(easiness_centi, repetitions, interval),
         due=due,
         retired=retired,
     )
@@ -620,10 +610,8 @@ def undo_review(session: Session, *, review_id: int) -> int:
                 Review.card == card_pk, Review.id != review_id
             )
         ).first()
-        before = SM2State(
-            easiness=from_centi(review.easiness_centi_before),
-            repetitions=review.repetitions_before,
-            interval=review.interval_before,
+        before = stored_state(
+            review.easiness_centi_before, review.repetitions_before, review.interval_before
         )
         set_card_state(
             session, card_pk=card_pk, state=before, due=review.due_before, last_review_at=previous
