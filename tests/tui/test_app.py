@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from sqlalchemy import Engine
+from sqlmodel import select
 from textual.widgets import DataTable, Input, Static
 
 from infracards.store.db import transaction
+from infracards.store.models import StudySession
 from infracards.store.queries import card_history, find_card
 from infracards.tui.app import InfracardsApp
 from infracards.tui.context import AppContext
@@ -333,3 +335,19 @@ def test_the_progress_line_counts_and_fills_its_bar_in_proportion() -> None:
     finished = progress_line(done=3, remaining=0, drills=0)
     assert finished.plain.endswith(" 100%")
     assert [span.style for span in finished.spans if span.end > span.start] == ["$success"]
+
+
+def session_ends(engine: Engine) -> list[object]:
+    with transaction(engine) as session:
+        return list(session.exec(select(StudySession.ended_at)))
+
+
+async def test_quitting_the_app_mid_review_ends_the_study_session(
+    app: InfracardsApp, engine: Engine, now: datetime
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r", "space", "4")
+        assert session_ends(engine) == [None]  # open while the learner is reviewing
+        await pilot.press("ctrl+q")
+    assert session_ends(engine) == [now]
+    assert [e.grade for e in state_of(engine, "q01")[1]] == [4]

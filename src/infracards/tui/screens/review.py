@@ -112,6 +112,18 @@ class ReviewScreen(Screen[None]):
             )
         self.show_current()
 
+    def on_unmount(self) -> None:
+        self.end_study_session()
+
+    def end_study_session(self) -> None:
+        """Record when the session ended, once, however the learner leaves it (q, quitting
+        the app, nothing due)."""
+        if self.session_id is None:
+            return
+        session_id, self.session_id = self.session_id, None
+        with transaction(self.context.engine, write=True) as session:
+            end_session(session, session_id=session_id, now=self.context.clock())
+
     def today(self) -> date:
         """The study day now; settings are read once per session, so grading needs no query."""
         return study_day(self.context.clock(), rollover_hour=self.prefs.rollover_hour)
@@ -260,9 +272,7 @@ class ReviewScreen(Screen[None]):
         self.finish()
 
     def finish(self) -> None:
-        with transaction(self.context.engine, write=True) as session:
-            if self.session_id is not None:
-                end_session(session, session_id=self.session_id, now=self.context.clock())
+        self.end_study_session()
         if not self.history:
             self.dismiss()
             if self.queue.current is None:
