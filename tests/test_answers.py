@@ -5,14 +5,18 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from infracards.answers import Answer
 from infracards.deck import load_deck
 from infracards.publish import load_source, sealed_plaintext
 from infracards.seal import open_answer, parse_license_key
 from infracards.seal.encoding import decode_b64
+from infracards.tui.line_breaks import enable_cjk_line_breaks
+from infracards.tui.widgets.card_view import lines_text, render_answer
 from infracards.unlock import open_sealed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,6 +58,24 @@ def test_answers_render_in_a_terminal(card) -> None:  # type: ignore[no-untyped-
     for _indent, block_lang, block in FENCE.findall(card.answer):
         for line in block.splitlines():
             assert len(line) <= 100, f"{block_lang} line too wide for the card view: {line}"
+
+
+def laid_out_text(card, *, width: int) -> Counter[str]:  # type: ignore[no-untyped-def]
+    """The characters an answer shows at ``width``: no spaces, no table rules."""
+    rendered = render_answer(Answer(card.answer, tuple(card.key_points)), width=width)
+    return Counter(
+        char
+        for line in lines_text(rendered)
+        for char in line
+        if not char.isspace() and not "\u2500" <= char <= "\u257f"
+    )
+
+
+@pytest.mark.parametrize("card", source.cards, ids=lambda card: card.card_id)
+def test_answers_keep_all_their_text_in_a_narrow_terminal(card) -> None:  # type: ignore[no-untyped-def]
+    """Table cells too narrow for a word wrap it instead of cutting it off with an ellipsis."""
+    enable_cjk_line_breaks()
+    assert laid_out_text(card, width=40) == laid_out_text(card, width=200)
 
 
 PYTHON_BLOCKS = [

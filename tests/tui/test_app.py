@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import date, datetime, timedelta
 
 from sqlalchemy import Engine
@@ -18,7 +19,7 @@ from infracards.tui.screens.card import CardScreen
 from infracards.tui.screens.home import HomeScreen
 from infracards.tui.screens.review import ReviewScreen
 from infracards.tui.screens.summary import SummaryScreen
-from infracards.tui.widgets.card_view import AnswerLines, lines_text
+from infracards.tui.widgets.card_view import AnswerLines, RenderedLines, lines_text
 
 SIZE = (100, 32)
 
@@ -33,6 +34,16 @@ def answer_on_screen(app: InfracardsApp) -> str:
     """The revealed answer's text as laid out on screen ('' when hidden)."""
     answer = app.screen.query_one(AnswerLines)
     return "\n".join(lines_text(answer.rendered)) if answer.display else ""
+
+
+def text_of(rendered: RenderedLines) -> Counter[str]:
+    """The characters of laid-out lines, whatever the width: no spaces, no table rules."""
+    return Counter(
+        char
+        for line in lines_text(rendered)
+        for char in line
+        if not char.isspace() and not "\u2500" <= char <= "\u257f"
+    )
 
 
 def shown_card_id(app: InfracardsApp) -> str:
@@ -216,6 +227,31 @@ async def test_a_long_answer_fits_beside_its_scrollbar(engine: Engine, context) 
         strips = app.screen.query_one(AnswerLines).rendered.strips
         assert len(strips) > 40 and view.show_vertical_scrollbar
         assert max(strip.cell_length for strip in strips) <= view.scrollable_content_region.width
+
+
+async def test_a_shown_answer_is_laid_out_again_when_the_terminal_is_resized(
+    engine: Engine,
+    context,  # type: ignore[no-untyped-def]
+) -> None:
+    """Narrowing the terminal must not cut the answer's lines off; widening it uses the room."""
+    from infracards.library import ensure_builtin_deck
+    from infracards.tui.widgets.card_view import CardView
+
+    ensure_builtin_deck(engine)
+    app = InfracardsApp(context, start_review="module03")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("space")
+        view = app.screen.query_one(CardView)
+        wide = app.screen.query_one(AnswerLines).rendered
+        for width, height in ((70, 24), (120, 40)):
+            await pilot.resize_terminal(width, height)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            rendered = app.screen.query_one(AnswerLines).rendered
+            assert rendered.width == view.answer_width
+            assert max(strip.cell_length for strip in rendered.strips) <= rendered.width
+            assert text_of(rendered) == text_of(wide)  # wrapped differently, nothing lost
+        assert rendered.width > wide.width
 
 
 async def test_a_review_started_from_the_command_line_leaves_to_a_full_home_screen(

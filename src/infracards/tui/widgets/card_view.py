@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.table import Table
 from rich.text import Text
+from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.geometry import Size
@@ -21,25 +25,28 @@ from textual.widgets import Static
 
 from infracards.answers import Answer
 
+if TYPE_CHECKING:
+    from rich.markdown import Markdown
+
 CODE_THEME = "monokai"
 
 
 @dataclass(frozen=True, slots=True)
 class RenderedLines:
-    """An answer laid out for one width, as strips ready to draw."""
+    """An answer laid out for one width, as strips ready to draw (and what to lay out again
+    when the width changes)."""
 
     strips: tuple[Strip, ...]
     width: int
+    answer: Answer | None
 
 
 def render_answer(answer: Answer, *, width: int) -> RenderedLines:
     """Lay out an answer's Markdown and key points for a given width (thread-safe, pure)."""
-    from rich.markdown import Markdown  # 22 ms with Pygments: kept off the path to first paint
-
     console = Console(
         width=width, color_system="truecolor", force_terminal=True, legacy_windows=False
     )
-    body = Markdown(answer.markdown, code_theme=CODE_THEME, hyperlinks=False)
+    body = _markdown_class()(answer.markdown, code_theme=CODE_THEME, hyperlinks=False)
     lines = console.render_lines(body, console.options, pad=False)
     if answer.key_points:
         points = Text("\n要点\n", style="bold")
@@ -48,7 +55,28 @@ def render_answer(answer: Answer, *, width: int) -> RenderedLines:
             points.append(point)
             points.append("\n")
         lines += console.render_lines(points, console.options, pad=False)
-    return RenderedLines(tuple(Strip(line) for line in lines), width)
+    return RenderedLines(tuple(Strip(line) for line in lines), width, answer)
+
+
+@cache
+def _markdown_class() -> type[Markdown]:
+    """Rich's Markdown, with table cells that wrap a word too long for a narrow column onto
+    the next line where Rich would cut it off with an ellipsis."""
+    from rich.markdown import Markdown, TableElement  # 22 ms with Pygments: not before paint
+
+    class FoldingTable(TableElement):
+        def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+            for table in super().__rich_console__(console, options):
+                assert isinstance(table, Table)
+                for column in table.columns:
+                    column.overflow = "fold"
+                yield table
+
+    return type(
+        "AnswerMarkdown",
+        (Markdown,),
+        {"elements": {**Markdown.elements, "table_open": FoldingTable}},
+    )
 
 
 class AnswerLines(Widget):
@@ -58,7 +86,7 @@ class AnswerLines(Widget):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.rendered = RenderedLines((), 0)
+        self.rendered = RenderedLines((), 0, None)
 
     def show(self, rendered: RenderedLines) -> None:
         self.rendered = rendered
@@ -111,6 +139,25 @@ class CardView(VerticalScroll):
         answer = self.query_one(AnswerLines)
         answer.show(rendered)
         answer.display = True
+
+    def on_resize(self, _event: events.Resize) -> None:
+        """A shown answer is laid out again for the new width: narrower would cut its lines off."""
+        shown = self.query_one(AnswerLines)
+        source = shown.rendered.answer
+        if shown.display and source is not None and shown.rendered.width != self.answer_width:
+            self.lay_out_again(source, self.answer_width)
+
+    @work(thread=True, exclusive=True, group="answer-layout")
+    def lay_out_again(self, source: Answer, width: int) -> None:
+        """In a thread (a long answer takes ~50 ms), so dragging a window edge stays smooth."""
+        rendered = render_answer(source, width=width)
+        self.app.call_from_thread(self._laid_out_again, rendered)
+
+    def _laid_out_again(self, rendered: RenderedLines) -> None:
+        shown = self.query_one(AnswerLines)
+        # Only if the same answer is still shown and the width has not changed again since.
+        if shown.rendered.answer is rendered.answer and rendered.width == self.answer_width:
+            shown.show(rendered)
 
 
 def lines_text(rendered: RenderedLines) -> Iterator[str]:
