@@ -27,6 +27,14 @@ def test_key_feedback_while_typing(keys: list[str]) -> None:
     assert valid and keys[0][:4] in message
 
 
+def footer_actions(app: InfracardsApp) -> set[str]:
+    """The screen's own keys the footer offers now."""
+    bindings = app.screen.active_bindings.values()
+    return {
+        b.binding.action for b in bindings if b.node is app.screen and b.enabled and b.binding.show
+    }
+
+
 async def open_sealed_card(app: InfracardsApp, pilot) -> CardScreen:  # type: ignore[no-untyped-def]
     await pilot.press("b")
     table = app.screen.query_one(DataTable)
@@ -48,6 +56,7 @@ async def test_unlock_dialog_opens_the_answer_on_screen(
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_sealed_card(app, pilot)
         assert screen.query_one("#card-notice", Static).display
+        assert footer_actions(app) == {"unlock", "back"}
         await pilot.press("k")
         assert isinstance(app.screen, UnlockDialog)
         app.screen.query_one(Input).value = "not-a-key!"
@@ -62,6 +71,7 @@ async def test_unlock_dialog_opens_the_answer_on_screen(
         assert app.screen is screen
         assert "SECRET-1F1B" in answer_on_screen(app)
         assert not screen.query_one("#card-notice", Static).display
+        assert footer_actions(app) == {"back"}  # nothing left to unlock here
     assert license_path(home).exists()
 
 

@@ -27,6 +27,8 @@ class CardScreen(Screen[None]):
         self.context = context
         self.card_pk = card_pk
         self.deck_id = ""
+        self.locked = False
+        """The card's answer is sealed and its deck not unlocked: only then is k offered."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -45,6 +47,8 @@ class CardScreen(Screen[None]):
             card = load_card(session, pk=self.card_pk)
             history = card_history(session, pk=self.card_pk)
         self.deck_id = card.deck_id
+        self.locked = card.locked and not self.context.answers.is_unlocked(card.deck_id)
+        self.refresh_bindings()
         view = self.query_one(CardView)
         due = card.due.isoformat() if card.due else "new"
         view.show_card(
@@ -63,6 +67,9 @@ class CardScreen(Screen[None]):
                 f"{entry.interval_after}d",
             )
         self.sub_title = f"{card.deck_id} · {len(history)} reviews"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.locked if action == "unlock" else True
 
     def on_answers_opened(self, _message: AnswersOpened) -> None:
         self.show()
