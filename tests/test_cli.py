@@ -84,7 +84,12 @@ def test_show_locked_card_prints_a_one_line_notice(capsys: pytest.CaptureFixture
 def test_show_unknown_card_is_a_user_error(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "show", "q99")
     assert (code, out) == (1, "")
-    assert err == "infracards: no card 'q99'; see `infracards deck list`\n"
+    assert err == "infracards: no card 'q99'; module03 has q01 … q33\n"
+    code, _, err = run(capsys, "show", "q01", "--deck", "nope")
+    assert (code, err) == (
+        1,
+        "infracards: no card 'q01' in deck 'nope'; see `infracards deck list`\n",
+    )
 
 
 def test_deck_check_good_and_bad(

@@ -28,6 +28,7 @@ from infracards.store.db import open_store, transaction
 from infracards.store.queries import (
     PREF_KEYS,
     SyncReport,
+    card_id_spans,
     deck_ids,
     deck_summaries,
     find_card,
@@ -445,9 +446,12 @@ def run_show(args: argparse.Namespace) -> int:
     engine = open_home()
     with transaction(engine) as session:
         cards = find_card(session, card_id=args.card_id, deck_id=args.deck)
+        spans = card_id_spans(session, deck_id=args.deck) if not cards else []
     if not cards:
         where = f" in deck {args.deck!r}" if args.deck else ""
-        raise InfracardsError(f"no card {args.card_id!r}{where}; see `infracards deck list`")
+        hint = "; ".join(f"{deck} has {first} … {last}" for deck, first, last in spans)
+        hint = hint or "see `infracards deck list`"
+        raise InfracardsError(f"no card {args.card_id!r}{where}; {hint}")
     if len(cards) > 1:
         decks = ", ".join(card.deck_id for card in cards)
         raise InfracardsError(

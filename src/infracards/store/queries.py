@@ -373,6 +373,22 @@ def find_card(session: Session, *, card_id: str, deck_id: str | None = None) -> 
     return [_record(card, state) for card, state in session.exec(query.order_by(Card.deck_id))]
 
 
+_CARD_ID_SPANS = text(
+    """
+SELECT d.id,
+    (SELECT card_id FROM card WHERE deck_id = d.id AND NOT retired ORDER BY position LIMIT 1),
+    (SELECT card_id FROM card WHERE deck_id = d.id AND NOT retired ORDER BY position DESC LIMIT 1)
+FROM deck AS d WHERE :deck IS NULL OR d.id = :deck ORDER BY d.id
+"""
+)
+
+
+def card_id_spans(session: Session, *, deck_id: str | None = None) -> list[tuple[str, str, str]]:
+    """Each deck's first and last card id, to say what exists when a card id is not found."""
+    rows = session.connection().execute(_CARD_ID_SPANS, {"deck": deck_id})
+    return [(deck, first, last) for deck, first, last in rows if first is not None]
+
+
 def browse_rows(
     session: Session, *, deck_id: str | None = None, include_retired: bool = False
 ) -> list[BrowseRow]:
