@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -150,3 +151,21 @@ def test_python_dash_m_runs_the_cli(home: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["decks"][0]["id"] == "module03"
+
+
+@pytest.mark.parametrize("argv", [["status"], ["--help"], ["show", "q01"]])
+def test_an_output_encoding_without_chinese_is_named_not_a_traceback(
+    home: Path, argv: list[str]
+) -> None:
+    """A latin-1 or ASCII locale cannot show the deck: say how to fix it, exit 1."""
+    result = subprocess.run(
+        [sys.executable, "-m", "infracards", *argv],
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "latin-1"},
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stderr.decode("latin-1") == (
+        "infracards: this terminal's encoding (iso8859-1) cannot show the deck's Chinese text;"
+        " use a UTF-8 locale (e.g. LANG=C.UTF-8) or set PYTHONIOENCODING=utf-8\n"
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import codecs
 import gc
 import json
 import os
@@ -42,6 +43,20 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _run(argv)
+    except UnicodeEncodeError as error:
+        if codecs.lookup(error.encoding).name != codecs.lookup(sys.stdout.encoding).name:
+            raise
+        print(
+            f"infracards: this terminal's encoding ({sys.stdout.encoding}) cannot show the deck's"
+            " Chinese text; use a UTF-8 locale (e.g. LANG=C.UTF-8) or set PYTHONIOENCODING=utf-8",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
