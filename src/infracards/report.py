@@ -12,7 +12,7 @@ from typing import IO
 from sqlmodel import Session
 
 from infracards.store.queries import weakest_cards
-from infracards.store.stats import compute_stats
+from infracards.store.stats import compute_stats, plural
 
 
 def _row(*cells: object) -> str:
@@ -34,7 +34,8 @@ def write_report(
     out.write(
         f"- Cards: {totals.cards}, reviewed at least once: {totals.reviewed_cards}\n"
         f"- Reviews in the last year: {reviewed}\n"
-        f"- Streak: {stats.current_streak} days now, longest {stats.longest_streak} days\n"
+        f"- Streak: {plural(stats.current_streak, 'day')} now,"
+        f" longest {plural(stats.longest_streak, 'day')}\n"
         f"- Average EF: {totals.average_ef if totals.average_ef is not None else '—'}\n\n"
     )
     out.write("## Mastery per topic\n\n")

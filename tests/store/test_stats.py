@@ -13,6 +13,7 @@ The history (today is Monday 2025-01-06):
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import subprocess
 import sys
@@ -26,6 +27,7 @@ from sqlalchemy import Engine, text, update
 from sqlmodel import col
 
 from infracards.library import add_deck
+from infracards.report import write_report
 from infracards.store import stats as stats_module
 from infracards.store.db import open_store, transaction
 from infracards.store.models import Card, Review
@@ -361,6 +363,17 @@ def test_the_text_report_fits_80_columns(history: Engine, today: date) -> None:
     assert "Cards      5 active, 4 reviewed, average EF 2.27" in report
     assert "  communication            3       6   83%  2.34" in report
     assert "  2024-12-30  █████████████████░░░  83% of 6" in report
+
+
+def test_one_review_on_one_day_reads_in_the_singular(engine: Engine, today: date) -> None:
+    grade(engine, "q01", 4, today.isoformat())
+    report = stats_report(stats_for(engine, today))
+    assert "1 in the last 365 days on 1 day\n" in report
+    assert "Streak     1 day (longest 1)" in report
+    with transaction(engine) as session:
+        out = io.StringIO()
+        write_report(session, out, today=today)
+    assert "- Streak: 1 day now, longest 1 day\n" in out.getvalue()
 
 
 def test_quartiles_shade_the_busiest_days_darkest() -> None:

@@ -312,7 +312,8 @@ def _percent(reviews: int, passed: int) -> str:
     return f"{round(100 * passed / reviews):3d}%" if reviews else "   –"
 
 
-def _plural(count: int, noun: str) -> str:
+def plural(count: int, noun: str) -> str:
+    """``1 day``, ``2 days`` (every count the statistics print goes through this)."""
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
@@ -343,8 +344,8 @@ def stats_report(stats: Stats) -> str:
         "",
         f"Cards      {totals.cards} active, {totals.reviewed_cards} reviewed, average EF {ef}",
         f"Reviews    {totals.reviews} in all, {year} in the last {HEATMAP_DAYS} days"
-        f" on {len(stats.heatmap)} days",
-        f"Streak     {_plural(stats.current_streak, 'day')} (longest {stats.longest_streak})",
+        f" on {plural(len(stats.heatmap), 'day')}",
+        f"Streak     {plural(stats.current_streak, 'day')} (longest {stats.longest_streak})",
         "",
         f"Reviews per day, last {HEATMAP_DAYS} days ({_SHADES[1:]} by quartile)",
         *_calendar(stats),

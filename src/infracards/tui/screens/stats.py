@@ -21,6 +21,7 @@ from infracards.store.stats import (
     Stats,
     compute_stats,
     count_quartiles,
+    plural,
     shade_level,
 )
 from infracards.tui.context import AppContext
@@ -29,10 +30,6 @@ from infracards.tui.widgets.charts import BarChart, BarRow, Heatmap, RatioBars
 
 def percent(reviews: int, passed: int) -> str:
     return f"{round(100 * passed / reviews)}%" if reviews else "–"
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def short_date(day: date) -> str:
