@@ -387,3 +387,19 @@ async def test_quitting_the_app_mid_review_ends_the_study_session(
         await pilot.press("ctrl+q")
     assert session_ends(engine) == [now]
     assert [e.grade for e in state_of(engine, "q01")[1]] == [4]
+
+
+async def test_a_store_that_cannot_take_the_session_end_still_lets_the_learner_quit(
+    app: InfracardsApp, engine: Engine
+) -> None:
+    """The end time is a note, not progress: every grade is already committed."""
+    from sqlalchemy import event
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r", "space", "4")
+        event.listen(engine, "connect", lambda db, _: db.execute("PRAGMA query_only = ON"))
+        engine.dispose()
+        await pilot.press("ctrl+q")
+    assert app.return_code == 0
+    assert session_ends(engine) == [None]
+    assert [e.grade for e in state_of(engine, "q01")[1]] == [4]

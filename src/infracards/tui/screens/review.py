@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import date
 
@@ -121,7 +122,9 @@ class ReviewScreen(Screen[None]):
         if self.session_id is None:
             return
         session_id, self.session_id = self.session_id, None
-        with transaction(self.context.engine, write=True) as session:
+        # Only a note, not progress: every grade is committed already, so a store that cannot
+        # take it (full disk, read-only folder) must not make leaving fail.
+        with suppress(InfracardsError), transaction(self.context.engine, write=True) as session:
             end_session(session, session_id=session_id, now=self.context.clock())
 
     def today(self) -> date:
