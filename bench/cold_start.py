@@ -93,6 +93,7 @@ FIRST_CARD_IN_APP = textwrap.dedent(
         return launch_app(engine, start_review=start_review)
 
     cli.launch_app = headless
+    cli.require_terminal = lambda: None  # headless, as under Pilot: no terminal to check
     sys.exit(cli.main(["review", "--deck", sys.argv[1]]))
     """
 )

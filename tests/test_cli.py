@@ -169,3 +169,20 @@ def test_an_output_encoding_without_chinese_is_named_not_a_traceback(
         "infracards: this terminal's encoding (iso8859-1) cannot show the deck's Chinese text;"
         " use a UTF-8 locale (e.g. LANG=C.UTF-8) or set PYTHONIOENCODING=utf-8\n"
     )
+
+
+@pytest.mark.parametrize("argv", [[], ["review"]])
+def test_the_app_without_a_terminal_says_so_instead_of_waiting(home: Path, argv: list[str]) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "infracards", *argv],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (
+        "infracards: the app needs a terminal (standard input and error are not one); in scripts"
+        " use a command such as `infracards status --json` (see `infracards --help`)\n"
+    )

@@ -231,7 +231,19 @@ def _close_store(engine: ref[Engine]) -> None:
         alive.dispose()
 
 
+def require_terminal() -> None:
+    """Textual draws on standard error and reads keys from standard input; without a terminal
+    on both, the app would wait forever for keys that cannot come."""
+    screen = sys.__stderr__
+    if not (sys.stdin.isatty() and screen is not None and screen.isatty()):
+        raise InfracardsError(
+            "the app needs a terminal (standard input and error are not one); in scripts use "
+            "a command such as `infracards status --json` (see `infracards --help`)"
+        )
+
+
 def launch_app(engine: Engine, *, start_review: str | None) -> int:
+    require_terminal()
     from infracards.tui.app import InfracardsApp  # deferred: Textual is needed only here
     from infracards.tui.context import AppContext
 
