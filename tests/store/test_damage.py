@@ -23,6 +23,7 @@ from infracards.store.db import transaction
 from infracards.store.queries import find_card
 from infracards.tui.app import InfracardsApp
 from infracards.tui.context import AppContext
+from tests import terminal
 from tests.conftest import grade_by_id
 
 DAMAGED = r"infracards\.db cannot be used: database disk image is malformed"
@@ -104,34 +105,13 @@ def test_the_real_command_exits_1_with_the_line_in_a_terminal(home: Path) -> Non
     """``infracards review`` in a pseudo-terminal, as a learner runs it. The start reads only
     decks and states, so the app opens; the first card's damaged page ends it with the one
     line (no traceback) and exit code 1."""
-    import os
-    import pty
-    import select
-    import sys
-    import time
-
     open_home().dispose()  # the built-in deck, as a first run leaves it
     damage(database_path(home), "card")
-    pid, terminal = pty.fork()
-    if pid == 0:  # the child: the real entry point, in a terminal of its own
-        os.execv(
-            sys.executable, [sys.executable, "-m", "infracards", "review", "--deck", "module03"]
-        )
-    output = b""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([terminal], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(terminal, 65536)
-            except OSError:  # the child closed the terminal: it has ended
-                break
-            if not chunk:
-                break
-            output += chunk
-    _, status = os.waitpid(pid, 0)
+    pid, terminal_fd = terminal.spawn("review", "--deck", "module03")
+    output = terminal.read(terminal_fd)
+    code = terminal.exit_code(pid)
     text = " ".join(output.decode("utf-8", "replace").split())
     assert "\x1b[?1049h" in output.decode("utf-8", "replace")  # the app did start
     assert "cannot be used: database disk image is malformed" in text
     assert "Traceback" not in text
-    assert os.waitstatus_to_exitcode(status) == 1
+    assert code == 1

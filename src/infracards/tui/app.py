@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import signal
 from collections.abc import Iterable
+from contextlib import suppress
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -49,6 +53,12 @@ class InfracardsApp(App[None]):
         self.start_review = start_review
 
     def on_mount(self) -> None:
+        # A polite kill (SIGTERM) ends the app as q does: the terminal is given back and the
+        # store closed. Without this the process died with the screen still in app mode.
+        with suppress(NotImplementedError):  # event loops without POSIX signals
+            asyncio.get_running_loop().add_signal_handler(
+                signal.SIGTERM, partial(self.exit, return_code=128 + signal.SIGTERM)
+            )
         self.call_after_refresh(settle_startup_memory)
         self.push_screen(HomeScreen(self.context))
         if self.start_review is not None:
@@ -60,6 +70,8 @@ class InfracardsApp(App[None]):
 
     def on_unmount(self) -> None:
         gc.unfreeze()  # one process may run many apps (the test suite does)
+        with suppress(NotImplementedError):
+            asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
