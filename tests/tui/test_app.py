@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import date, datetime, timedelta
+from pathlib import Path
 
 from sqlalchemy import Engine
 from sqlmodel import select
@@ -403,3 +404,30 @@ async def test_a_store_that_cannot_take_the_session_end_still_lets_the_learner_q
     assert app.return_code == 0
     assert session_ends(engine) == [None]
     assert [e.grade for e in state_of(engine, "q01")[1]] == [4]
+
+
+async def test_home_opens_on_the_deck_studied_last(
+    engine: Engine, context: AppContext, tmp_path: Path
+) -> None:
+    from infracards.library import add_deck
+
+    first = tmp_path / "aaa.yaml"
+    first.write_text(
+        "format: infracards-deck/v1\nid: aaa\ntitle: A first deck\nversion: 1\nlanguage: en\n"
+        "cards:\n  - id: a1\n    prompt: What is NCCL?\n    answer: A collective library.\n",
+        encoding="utf-8",
+    )
+    add_deck(engine, first)
+
+    def selected(app: InfracardsApp) -> str | None:
+        assert isinstance(app.screen, HomeScreen)
+        return app.screen.selected_deck
+
+    app = InfracardsApp(context)
+    async with app.run_test(size=SIZE) as pilot:
+        assert selected(app) == "aaa"  # nothing studied yet: the first deck
+        await pilot.press("down", "r", "space", "4", "q", "enter")
+        assert selected(app) == "sample"
+    app = InfracardsApp(context)
+    async with app.run_test(size=SIZE):
+        assert selected(app) == "sample"

@@ -287,6 +287,18 @@ def deck_ids(session: Session) -> list[str]:
     return list(session.connection().execute(select(_DECK.c.id).order_by(_DECK.c.id)).scalars())
 
 
+def last_studied_deck(session: Session) -> str | None:
+    """The deck of the latest review session (where Home's cursor starts, as Anki opens on the
+    deck studied last); None before the first review."""
+    latest = (
+        select(_STUDY_SESSION.c.deck_id)
+        .where(_STUDY_SESSION.c.deck_id.is_not(None))
+        .order_by(_STUDY_SESSION.c.id.desc())
+        .limit(1)
+    )
+    return session.connection().execute(latest).scalar()
+
+
 # Running counts kept by triggers (schema 0003): a few hundred rows, not 100k cards joined to
 # their states and today's reviews joined to their cards.
 _DECK_COUNTS = text(

@@ -8,7 +8,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from infracards.store.db import transaction
-from infracards.store.queries import deck_ids, deck_summaries
+from infracards.store.queries import deck_ids, deck_summaries, last_studied_deck
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened, UnlockRequested
 
@@ -58,10 +58,12 @@ class HomeScreen(Screen[None]):
         self.app.run_action("app.review")
 
     def refresh_decks(self) -> None:
+        table = self.query_one(DataTable)
         with transaction(self.context.engine) as session:
             summaries = deck_summaries(session, today=self.context.today())
-        table = self.query_one(DataTable)
-        cursor = table.cursor_row
+            studied = None if table.row_count else last_studied_deck(session)
+        ids = [deck.deck_id for deck in summaries]
+        cursor = ids.index(studied) if studied in ids else table.cursor_row
         table.clear()
         for deck in summaries:
             if not deck.locked:
@@ -85,9 +87,9 @@ class HomeScreen(Screen[None]):
 
     @property
     def selected_deck(self) -> str | None:
-        if not self.built:  # not shown yet: the first deck, where its cursor will start
+        if not self.built:  # not shown yet: the deck its cursor will start on
             with transaction(self.context.engine) as session:
-                return next(iter(deck_ids(session)), None)
+                return last_studied_deck(session) or next(iter(deck_ids(session)), None)
         table = self.query_one(DataTable)
         if not table.row_count:
             return None
