@@ -431,3 +431,22 @@ async def test_home_opens_on_the_deck_studied_last(
     app = InfracardsApp(context)
     async with app.run_test(size=SIZE):
         assert selected(app) == "sample"
+
+
+async def test_enter_on_a_deck_starts_its_review(app: InfracardsApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        assert shown_card_id(app) == "q01"
+
+
+async def test_the_summary_opens_the_statistics(app: InfracardsApp) -> None:
+    from infracards.tui.screens.stats import StatsScreen
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r", "space", "4", "q")
+        assert isinstance(app.screen, SummaryScreen)
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, StatsScreen)
+        await pilot.press("escape")
+        assert isinstance(app.screen, HomeScreen)

@@ -54,8 +54,8 @@ class HomeScreen(Screen[None]):
             self.set_focus(self.query_one(DataTable))  # as auto-focus does at compose
         self.refresh_decks()
 
-    def on_data_table_row_selected(self, _event: DataTable.RowSelected) -> None:
-        self.app.run_action("app.review")
+    async def on_data_table_row_selected(self, _event: DataTable.RowSelected) -> None:
+        await self.app.run_action("app.review")
 
     def refresh_decks(self) -> None:
         table = self.query_one(DataTable)

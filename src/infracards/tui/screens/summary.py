@@ -88,7 +88,7 @@ class SummaryScreen(Screen[None]):
     def action_close(self) -> None:
         self.dismiss()
 
-    def action_stats(self) -> None:
+    async def action_stats(self) -> None:
         """Close the summary and open the statistics it is part of."""
         self.dismiss()
-        self.app.run_action("app.stats")
+        await self.app.run_action("app.stats")
