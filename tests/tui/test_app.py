@@ -450,3 +450,21 @@ async def test_the_summary_opens_the_statistics(app: InfracardsApp) -> None:
         assert isinstance(app.screen, StatsScreen)
         await pilot.press("escape")
         assert isinstance(app.screen, HomeScreen)
+
+
+async def test_one_review_at_a_time_the_palette_returns_to_it(app: InfracardsApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        review = app.screen
+        assert isinstance(review, ReviewScreen)
+        names = [command.title for command in app.get_system_commands(review)]
+        assert "Review" not in names and "Browse" in names  # reviewing already
+        app.action_browse()
+        await pilot.pause()
+        assert isinstance(app.screen, BrowseScreen)
+        app.action_review()  # from the palette, over Browse: back to the review in progress
+        await pilot.pause()
+        assert app.screen is review
+        assert sum(isinstance(screen, ReviewScreen) for screen in app.screen_stack) == 1
+        await pilot.press("q")
+        assert isinstance(app.screen, HomeScreen)

@@ -75,9 +75,10 @@ class InfracardsApp(App[None]):
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand(
-            "Review", "Review the selected deck's cards due today", self.action_review
-        )
+        if not isinstance(screen, ReviewScreen):
+            yield SystemCommand(
+                "Review", "Review the selected deck's cards due today", self.action_review
+            )
         yield SystemCommand("Browse", "Search and read every card", self.action_browse)
         yield SystemCommand(
             "Statistics", "Review calendar, streaks, forecast, retention", self.action_stats
@@ -91,6 +92,12 @@ class InfracardsApp(App[None]):
         return home.selected_deck if home is not None else None
 
     def action_review(self) -> None:
+        """Review the selected deck, or go back to the review in progress: one at a time."""
+        reviewing = next((s for s in self.screen_stack if isinstance(s, ReviewScreen)), None)
+        if reviewing is not None:
+            while self.screen is not reviewing:
+                self.pop_screen()
+            return
         deck_id = self._selected_deck()
         if deck_id is None:
             self.notify("No deck is loaded.", severity="warning")
