@@ -462,6 +462,13 @@ async def test_one_review_at_a_time_the_palette_returns_to_it(app: InfracardsApp
         app.action_browse()
         await pilot.pause()
         assert isinstance(app.screen, BrowseScreen)
+        browse = app.screen
+        assert "Browse" not in [command.title for command in app.get_system_commands(browse)]
+        await pilot.press("enter")  # open a card over Browse
+        assert isinstance(app.screen, CardScreen)
+        app.action_browse()
+        await pilot.pause()
+        assert app.screen is browse  # back to it, not a second one
         app.action_review()  # from the palette, over Browse: back to the review in progress
         await pilot.pause()
         assert app.screen is review

@@ -74,15 +74,28 @@ class InfracardsApp(App[None]):
             asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        from infracards.tui.screens.browse import BrowseScreen
+        from infracards.tui.screens.stats import StatsScreen
+
         yield from super().get_system_commands(screen)
-        if not isinstance(screen, ReviewScreen):
-            yield SystemCommand(
-                "Review", "Review the selected deck's cards due today", self.action_review
-            )
-        yield SystemCommand("Browse", "Search and read every card", self.action_browse)
-        yield SystemCommand(
-            "Statistics", "Review calendar, streaks, forecast, retention", self.action_stats
-        )
+        commands = [
+            (
+                ReviewScreen,
+                "Review",
+                "Review the selected deck's cards due today",
+                self.action_review,
+            ),
+            (BrowseScreen, "Browse", "Search and read every card", self.action_browse),
+            (
+                StatsScreen,
+                "Statistics",
+                "Review calendar, streaks, forecast, retention",
+                self.action_stats,
+            ),
+        ]
+        for kind, title, help_text, action in commands:
+            if not isinstance(screen, kind):  # not the screen the learner is on
+                yield SystemCommand(title, help_text, action)
         yield SystemCommand(
             "Unlock answers", "Enter a card key (卡密) to open sealed answers", self.action_unlock
         )
@@ -91,12 +104,18 @@ class InfracardsApp(App[None]):
         home = next((s for s in self.screen_stack if isinstance(s, HomeScreen)), None)
         return home.selected_deck if home is not None else None
 
+    def _back_to(self, kind: type[Screen[None]]) -> bool:
+        """Go back to an open screen of this kind, closing those above it; one of each at a
+        time (a second review of the same deck over the first made q show it again)."""
+        open_screen = next((s for s in self.screen_stack if isinstance(s, kind)), None)
+        if open_screen is None:
+            return False
+        while self.screen is not open_screen:
+            self.pop_screen()
+        return True
+
     def action_review(self) -> None:
-        """Review the selected deck, or go back to the review in progress: one at a time."""
-        reviewing = next((s for s in self.screen_stack if isinstance(s, ReviewScreen)), None)
-        if reviewing is not None:
-            while self.screen is not reviewing:
-                self.pop_screen()
+        if self._back_to(ReviewScreen):
             return
         deck_id = self._selected_deck()
         if deck_id is None:
@@ -107,12 +126,14 @@ class InfracardsApp(App[None]):
     def action_browse(self) -> None:
         from infracards.tui.screens.browse import BrowseScreen
 
-        self.push_screen(BrowseScreen(self.context))
+        if not self._back_to(BrowseScreen):
+            self.push_screen(BrowseScreen(self.context))
 
     def action_stats(self) -> None:
         from infracards.tui.screens.stats import StatsScreen
 
-        self.push_screen(StatsScreen(self.context))
+        if not self._back_to(StatsScreen):
+            self.push_screen(StatsScreen(self.context))
 
     def action_unlock(self) -> None:
         self.post_message(UnlockRequested(self._selected_deck() or DEFAULT_DECK))
