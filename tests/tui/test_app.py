@@ -406,9 +406,8 @@ async def test_a_store_that_cannot_take_the_session_end_still_lets_the_learner_q
     assert [e.grade for e in state_of(engine, "q01")[1]] == [4]
 
 
-async def test_home_opens_on_the_deck_studied_last(
-    engine: Engine, context: AppContext, tmp_path: Path
-) -> None:
+def add_deck_sorted_first(engine: Engine, tmp_path: Path) -> None:
+    """A second deck, "aaa", listed before the sample deck."""
     from infracards.library import add_deck
 
     first = tmp_path / "aaa.yaml"
@@ -418,6 +417,12 @@ async def test_home_opens_on_the_deck_studied_last(
         encoding="utf-8",
     )
     add_deck(engine, first)
+
+
+async def test_home_opens_on_the_deck_studied_last(
+    engine: Engine, context: AppContext, tmp_path: Path
+) -> None:
+    add_deck_sorted_first(engine, tmp_path)
 
     def selected(app: InfracardsApp) -> str | None:
         assert isinstance(app.screen, HomeScreen)
@@ -475,3 +480,16 @@ async def test_one_review_at_a_time_the_palette_returns_to_it(app: InfracardsApp
         assert sum(isinstance(screen, ReviewScreen) for screen in app.screen_stack) == 1
         await pilot.press("q")
         assert isinstance(app.screen, HomeScreen)
+
+
+async def test_browse_finds_cards_by_deck_too(
+    engine: Engine, app: InfracardsApp, tmp_path: Path
+) -> None:
+    add_deck_sorted_first(engine, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("b", "slash", *"aaa")
+        table = app.screen.query_one(DataTable)
+        assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["a1"]
+        app.screen.query_one(Input).value = "sample 什么是"
+        await pilot.pause()
+        assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["q01"]

@@ -28,11 +28,12 @@ def clipped(value: str, cells: int) -> Text:
 
 
 def matches(row: BrowseRow, *, search: str, tag: str | None) -> bool:
-    """Case-insensitive match on card id, prompt and tags; the tag filter is exact."""
+    """Case-insensitive match on card id, prompt, tags and deck id (every word must match);
+    the tag filter is exact."""
     if tag is not None and tag not in row.tags:
         return False
     needle = search.strip().casefold()
-    haystack = f"{row.card_id} {row.prompt} {' '.join(row.tags)}".casefold()
+    haystack = f"{row.card_id} {row.prompt} {' '.join(row.tags)} {row.deck_id}".casefold()
     return all(word in haystack for word in needle.split())
 
 
@@ -53,7 +54,7 @@ class BrowseScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="browse-filters"):
-            yield Input(placeholder="Search id, prompt or tag (/)", id="browse-search")
+            yield Input(placeholder="Search id, prompt, tag or deck (/)", id="browse-search")
             yield Select[str]([], prompt="All tags", id="browse-tag")
         yield DataTable(id="browse-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
