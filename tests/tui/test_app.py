@@ -493,3 +493,41 @@ async def test_browse_finds_cards_by_deck_too(
         app.screen.query_one(Input).value = "sample 什么是"
         await pilot.pause()
         assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["q01"]
+
+
+async def test_browse_lists_a_big_deck_a_page_at_a_time(
+    engine: Engine, app: InfracardsApp, tmp_path: Path
+) -> None:
+    from infracards.library import add_deck
+    from infracards.tui.screens.browse import PAGE_ROWS
+
+    cards = "".join(
+        f"  - id: b{n:04d}\n    prompt: Question {n}\n    answer: Answer {n}.\n"
+        for n in range(2 * PAGE_ROWS + 50)
+    )
+    big = tmp_path / "big.yaml"
+    big.write_text(
+        "format: infracards-deck/v1\nid: big\ntitle: Big\nversion: 1\nlanguage: en\n"
+        f"cards:\n{cards}",
+        encoding="utf-8",
+    )
+    add_deck(engine, big)
+    total = 2 * PAGE_ROWS + 50 + 4  # and the sample deck's four
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("b")
+        table = app.screen.query_one(DataTable)
+        assert table.row_count == PAGE_ROWS
+        assert (
+            app.screen.sub_title
+            == f"{total} of {total} cards · {PAGE_ROWS} listed, more as you scroll"
+        )
+        await pilot.press("ctrl+end")  # the cursor on the last listed row brings the next page
+        assert table.row_count == 2 * PAGE_ROWS
+        table.scroll_end(animate=False)  # so does scrolling there (the wheel, PgDn)
+        await pilot.pause()
+        assert table.row_count == total
+        assert app.screen.sub_title == f"{total} of {total} cards"
+        await pilot.press("slash", *"question 44")  # a search lists its matches from the top
+        assert [table.get_row_at(i)[0] for i in range(table.row_count)] == [
+            f"b{n:04d}" for n in range(2 * PAGE_ROWS + 50) if "44" in str(n)
+        ]

@@ -135,14 +135,13 @@ _CARD: Table = Card.__table__  # type: ignore[attr-defined]
 _DECK: Table = Deck.__table__  # type: ignore[attr-defined]
 _SETTING: Table = Setting.__table__  # type: ignore[attr-defined]
 _STUDY_SESSION: Table = StudySession.__table__  # type: ignore[attr-defined]
+_REVIEW: Table = Review.__table__  # type: ignore[attr-defined]
+_CARD_LABEL = (_CARD.c.id, _CARD.c.deck_id, _CARD.c.card_id, _CARD.c.prompt, _CARD.c.tags)
+"""What names a card on screen: its key, deck, id, prompt and tags."""
 # The card on screen after each grade: one query instead of two ORM loads.
 _LOAD_CARD = (
     select(
-        _CARD.c.id,
-        _CARD.c.deck_id,
-        _CARD.c.card_id,
-        _CARD.c.prompt,
-        _CARD.c.tags,
+        *_CARD_LABEL,
         _CARD.c.key_points,
         _CARD.c.answer,
         _CARD.c.sealed,
@@ -401,39 +400,48 @@ def card_id_spans(session: Session, *, deck_id: str | None = None) -> list[tuple
     return [(deck, first, last) for deck, first, last in rows if first is not None]
 
 
+# Only the columns Browse shows, as plain rows: through the ORM, loading 100k cards with their
+# 1.5 KB answers took 6 s. Review counts come from the (card, reviewed_at) index, per card.
+_BROWSE = (
+    select(
+        *_CARD_LABEL,
+        _CARD_STATE.c.easiness_centi,
+        _CARD_STATE.c.interval,
+        _CARD_STATE.c.due,
+        select(func.count()).where(_REVIEW.c.card == _CARD.c.id).scalar_subquery(),
+        _CARD.c.answer.is_(None),
+    )
+    .join_from(_CARD, _CARD_STATE, _CARD_STATE.c.card == _CARD.c.id)
+    .order_by(_CARD.c.deck_id, _CARD.c.position)
+)
+
+
 def browse_rows(
     session: Session, *, deck_id: str | None = None, include_retired: bool = False
 ) -> list[BrowseRow]:
     """Every card with its state and review count, in deck order."""
-    reviews = select(Review.card, func.count().label("n")).group_by(Review.card).subquery()
-    query = (
-        select(Card, CardState, func.coalesce(reviews.c.n, 0))
-        .join(CardState, col(CardState.card) == Card.id)
-        .outerjoin(reviews, reviews.c.card == Card.id)
-        .order_by(Card.deck_id, Card.position)
-    )
+    query = _BROWSE
     if deck_id is not None:
-        query = query.where(Card.deck_id == deck_id)
+        query = query.where(_CARD.c.deck_id == deck_id)
     if not include_retired:
-        query = query.where(Card.retired == False)  # noqa: E712
-    rows = []
-    for card, state, count in session.exec(query):
-        assert card.id is not None
-        rows.append(
-            BrowseRow(
-                pk=card.id,
-                deck_id=card.deck_id,
-                card_id=card.card_id,
-                prompt=card.prompt,
-                tags=tuple(card.tags.split()),
-                easiness=from_centi(state.easiness_centi),
-                interval=state.interval,
-                due=state.due,
-                reviews=count,
-                locked=card.answer is None,
-            )
+        query = query.where(_CARD.c.retired == False)  # noqa: E712
+    return [
+        BrowseRow(
+            pk=pk,
+            deck_id=deck,
+            card_id=card_id,
+            prompt=prompt,
+            tags=tuple(tags.split()),
+            easiness=from_centi(easiness_centi),
+            interval=interval,
+            due=due,
+            reviews=reviews,
+            locked=bool(locked),
         )
-    return rows
+        for pk, deck, card_id, prompt, tags, easiness_centi, interval, due, reviews, locked in (
+            session.connection().execute(query)
+        )
+    ]
 
 
 def card_history(session: Session, *, pk: int) -> list[ReviewEntry]:

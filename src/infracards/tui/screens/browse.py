@@ -16,6 +16,7 @@ from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.screens.card import CardScreen
 
+PAGE_ROWS = 200
 PROMPT_CELLS = 30
 TAGS_CELLS = 14
 
@@ -27,14 +28,16 @@ def clipped(value: str, cells: int) -> Text:
     return text
 
 
-def matches(row: BrowseRow, *, search: str, tag: str | None) -> bool:
-    """Case-insensitive match on card id, prompt, tags and deck id (every word must match);
-    the tag filter is exact."""
+def search_text(row: BrowseRow) -> str:
+    """What the search box looks in: card id, prompt, tags and deck id, case-folded."""
+    return f"{row.card_id} {row.prompt} {' '.join(row.tags)} {row.deck_id}".casefold()
+
+
+def matches(row: BrowseRow, text: str, *, words: list[str], tag: str | None) -> bool:
+    """Every search word is in the row's ``search_text``; the tag filter is exact."""
     if tag is not None and tag not in row.tags:
         return False
-    needle = search.strip().casefold()
-    haystack = f"{row.card_id} {row.prompt} {' '.join(row.tags)} {row.deck_id}".casefold()
-    return all(word in haystack for word in needle.split())
+    return all(word in text for word in words)
 
 
 class BrowseScreen(Screen[None]):
@@ -50,6 +53,9 @@ class BrowseScreen(Screen[None]):
         self.context = context
         self.deck_id = deck_id
         self.rows: list[BrowseRow] = []
+        self.search_texts: list[str] = []
+        self.matched: list[BrowseRow] = []
+        """The rows the filters let through; the table lists them a page at a time."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -66,7 +72,9 @@ class BrowseScreen(Screen[None]):
         self.load_rows()
         tags = sorted({tag for row in self.rows for tag in row.tags})
         self.query_one(Select).set_options((tag, tag) for tag in tags)
-        self.query_one(DataTable).focus()
+        table = self.query_one(DataTable)
+        self.watch(table, "scroll_y", self._scrolled, init=False)
+        table.focus()
 
     def on_answers_opened(self, _message: AnswersOpened) -> None:
         self.apply_filters()
@@ -74,19 +82,29 @@ class BrowseScreen(Screen[None]):
     def load_rows(self) -> None:
         with transaction(self.context.engine) as session:
             self.rows = browse_rows(session, deck_id=self.deck_id)
+        self.search_texts = [search_text(row) for row in self.rows]
         self.apply_filters()
 
     @on(Input.Changed, "#browse-search")
     @on(Select.Changed, "#browse-tag")
     def apply_filters(self) -> None:
-        search = self.query_one("#browse-search", Input).value
+        words = self.query_one("#browse-search", Input).value.casefold().split()
         selected = self.query_one("#browse-tag", Select).value
         tag = selected if isinstance(selected, str) else None
+        self.matched = [
+            row
+            for row, text in zip(self.rows, self.search_texts, strict=True)
+            if matches(row, text, words=words, tag=tag)
+        ]
+        self.query_one(DataTable).clear()
+        self.list_more()
+
+    def list_more(self) -> None:
+        """Add the next page of matches: a table row costs ~130 µs to build, so 100k cards
+        listed at once took 13 s; a page is drawn at once and the next follows the cursor."""
         table = self.query_one(DataTable)
-        table.clear()
-        for row in self.rows:
-            if not matches(row, search=search, tag=tag):
-                continue
+        start = table.row_count
+        for row in self.matched[start : start + PAGE_ROWS]:
             answer = (
                 "locked"
                 if row.locked and not self.context.answers.is_unlocked(row.deck_id)
@@ -103,7 +121,20 @@ class BrowseScreen(Screen[None]):
                 answer,
                 key=str(row.pk),
             )
-        self.sub_title = f"{table.row_count} of {len(self.rows)} cards"
+        listed = table.row_count
+        more = f" · {listed} listed, more as you scroll" if listed < len(self.matched) else ""
+        self.sub_title = f"{len(self.matched)} of {len(self.rows)} cards{more}"
+
+    @on(DataTable.RowHighlighted, "#browse-table")
+    def _cursor_moved(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row >= event.data_table.row_count - 1:
+            self.list_more()
+
+    def _scrolled(self, _old: float, new: float) -> None:
+        """Scrolled (End, PgDn, the wheel) to within a screen of the last listed row."""
+        table = self.query_one(DataTable)
+        if new >= table.max_scroll_y - table.size.height:
+            self.list_more()
 
     @on(Input.Submitted, "#browse-search")
     def _search_done(self) -> None:
