@@ -229,5 +229,36 @@ def test_cli_export_to_file_and_import(capsys: pytest.CaptureFixture[str], tmp_p
     assert json.loads(target.read_text())["decks"][0]["id"] == "module03"
     code = main(["import", str(target)])
     assert code == 0 and "Imported 0 reviews into module03" in capsys.readouterr().out
+    assert main(["import", str(target), "--deck", "module03"]) == 0
+    assert "Imported 0 reviews into module03" in capsys.readouterr().out
+    assert main(["import", str(target), "--deck", "nope"]) == 1
+    assert "no progress for deck 'nope' (it has module03)" in capsys.readouterr().err
     assert main(["import", str(tmp_path / "missing.json")]) == 1
     assert main(["export", "--since", "yesterday"]) == 2
+
+
+def test_one_deck_of_a_file_can_be_imported_alone(
+    engine: Engine, today: date, sample_deck: Path, tmp_path: Path
+) -> None:
+    """A file from a home with a deck not loaded here: refused as a whole, or one deck of it."""
+    history(engine, today)
+    document = json.loads(export_text(engine, deck_id="sample"))
+    document["decks"].insert(0, {"id": "elsewhere", "cards": [], "reviews": []})
+    fresh = open_store(tmp_path / "fresh")
+    from infracards.library import add_deck
+
+    add_deck(fresh, sample_deck)
+    refused = pytest.raises(ProgressError, match="or import the other decks alone with --deck")
+    with refused, transaction(fresh) as session:
+        import_document(session, document, source="f.json")
+    with transaction(fresh) as session:
+        report = import_document(session, document, source="f.json", only_deck="sample")
+    assert report.decks == ("sample",) and report.added == len(document["decks"][1]["reviews"])
+    assert without_time(export_text(fresh, deck_id="sample")) == without_time(
+        export_text(engine, deck_id="sample")
+    )
+    absent = pytest.raises(
+        ProgressError, match=r"no progress for deck 'nope' \(it has elsewhere, sample\)"
+    )
+    with absent, transaction(fresh) as session:
+        import_document(session, document, source="f.json", only_deck="nope")

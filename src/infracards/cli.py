@@ -164,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
         "recomputed from its whole log. A damaged or foreign file changes nothing.",
     )
     importer.add_argument("path", type=Path, metavar="FILE")
+    importer.add_argument("--deck", help="import only this deck's progress from the file")
     importer.set_defaults(handler=run_import)
 
     unlock = commands.add_parser(
@@ -336,7 +337,7 @@ def run_import(args: argparse.Namespace) -> int:
     document = parse_document(data, source=str(args.path))
     engine = open_home()
     with transaction(engine, write=True) as session:
-        report = import_document(session, document, source=str(args.path))
+        report = import_document(session, document, source=str(args.path), only_deck=args.deck)
     print(
         f"Imported {report.added} reviews into {', '.join(report.decks) or 'no deck'} "
         f"({report.already_present} already here); {report.cards_recomputed} cards rescheduled."

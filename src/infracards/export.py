@@ -272,21 +272,34 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not allowed")
 
 
-def import_document(session: Session, document: dict[str, Any], *, source: str) -> ImportReport:
+def import_document(
+    session: Session, document: dict[str, Any], *, source: str, only_deck: str | None = None
+) -> ImportReport:
     """Merge a progress document into the store (caller commits; one transaction, all or nothing).
 
     Reviews are matched by deck, card id and review time. Every card that gained a review has its
     state recomputed by replaying its whole log in order, so two machines' histories combine.
+    With ``only_deck``, the document's other decks are not read.
     """
     added = present = 0
     touched: set[int] = set()
     decks: list[str] = []
-    for d_index, deck in enumerate(document["decks"]):
+    ids = [
+        _field(deck, "id", str, f"{source}: decks[{n}]") for n, deck in enumerate(document["decks"])
+    ]
+    if only_deck is not None and only_deck not in ids:
+        raise _fail(
+            source, f"no progress for deck {only_deck!r} (it has {', '.join(ids) or 'none'})"
+        )
+    for d_index, (deck, deck_id) in enumerate(zip(document["decks"], ids, strict=True)):
+        if only_deck is not None and deck_id != only_deck:
+            continue
         where = f"{source}: decks[{d_index}]"
-        deck_id = _field(deck, "id", str, where)
         if session.get(Deck, deck_id) is None:
             raise _fail(
-                where, f"deck {deck_id!r} is not loaded here; run `infracards deck add` first"
+                where,
+                f"deck {deck_id!r} is not loaded here; run `infracards deck add` first,"
+                " or import the other decks alone with --deck",
             )
         decks.append(deck_id)
         cards = {
