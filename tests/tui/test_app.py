@@ -531,3 +531,22 @@ async def test_browse_lists_a_big_deck_a_page_at_a_time(
         assert [table.get_row_at(i)[0] for i in range(table.row_count)] == [
             f"b{n:04d}" for n in range(2 * PAGE_ROWS + 50) if "44" in str(n)
         ]
+
+
+async def test_the_theme_chosen_is_kept_for_the_next_run(
+    context: AppContext, engine: Engine
+) -> None:
+    from infracards.store.queries import save_setting
+
+    app = InfracardsApp(context)
+    default = app.theme
+    async with app.run_test(size=SIZE):
+        app.theme = "textual-light"  # as the palette's theme picker sets it
+    app = InfracardsApp(context)
+    async with app.run_test(size=SIZE):
+        assert app.theme == "textual-light"
+    with transaction(engine, write=True) as session:
+        save_setting(session, key="theme", value="a-theme-this-textual-lacks")
+    app = InfracardsApp(context)
+    async with app.run_test(size=SIZE):
+        assert app.theme == default

@@ -683,6 +683,11 @@ def load_prefs(session: Session) -> StudyPrefs:
     )
 
 
+def load_setting(session: Session, *, key: str) -> str | None:
+    query = select(_SETTING.c.value).where(_SETTING.c.key == key)
+    return session.connection().execute(query).scalar()
+
+
 def save_setting(session: Session, *, key: str, value: str) -> None:
     row = session.get(Setting, key) or Setting(key=key, value=value)
     row.value = value

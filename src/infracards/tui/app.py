@@ -14,7 +14,10 @@ from textual import on, work
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
+from infracards.errors import InfracardsError
 from infracards.seal import license_path
+from infracards.store.db import transaction
+from infracards.store.queries import load_setting, save_setting
 from infracards.tui.context import AppContext
 from infracards.tui.line_breaks import enable_cjk_line_breaks
 from infracards.tui.messages import AnswersOpened, UnlockRequested
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
 # the first card is drawn sooner without them.
 
 DEFAULT_DECK = "module03"
+THEME_SETTING = "theme"
 
 
 def settle_startup_memory() -> None:
@@ -51,6 +55,8 @@ class InfracardsApp(App[None]):
         enable_cjk_line_breaks()
         self.context = context
         self.start_review = start_review
+        self.saved_theme: str | None = None
+        """The theme chosen in an earlier run (command palette → Theme), kept in settings."""
 
     def on_mount(self) -> None:
         # A polite kill (SIGTERM) ends the app as q does: the terminal is given back and the
@@ -59,6 +65,10 @@ class InfracardsApp(App[None]):
             asyncio.get_running_loop().add_signal_handler(
                 signal.SIGTERM, partial(self.exit, return_code=128 + signal.SIGTERM)
             )
+        with transaction(self.context.engine) as session:
+            self.saved_theme = load_setting(session, key=THEME_SETTING)
+        if self.saved_theme in self.available_themes:  # one a newer Textual had may be gone
+            self.theme = self.saved_theme
         self.call_after_refresh(settle_startup_memory)
         self.push_screen(HomeScreen(self.context))
         if self.start_review is not None:
@@ -70,6 +80,11 @@ class InfracardsApp(App[None]):
 
     def on_unmount(self) -> None:
         gc.unfreeze()  # one process may run many apps (the test suite does)
+        if self.theme != self.saved_theme:
+            # Saved once at the end, not on each theme the picker previews. Like the session's
+            # end time, a store that cannot take it must not make quitting fail.
+            with suppress(InfracardsError), transaction(self.context.engine, write=True) as s:
+                save_setting(s, key=THEME_SETTING, value=self.theme)
         with suppress(NotImplementedError):
             asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
 
