@@ -104,7 +104,7 @@ def queue(home: Path, runs: int) -> list[float]:
         started = time.perf_counter()
         with transaction(engine) as session:
             build_queue(session, deck_id=DECK_ID, today=workload.TODAY, prefs=prefs)
-            deck_summaries(session, today=workload.TODAY)
+            deck_summaries(session, today=workload.TODAY, prefs=prefs)
         samples.append(time.perf_counter() - started)
     engine.dispose()
     return samples

@@ -61,6 +61,7 @@ def test_status_json_on_a_fresh_home(capsys: pytest.CaptureFixture[str], home: P
         "version": deck["version"],
         "cards": 33,
         "new": 33,
+        "new_today": 10,
         "due_today": 0,
         "locked": 31,
         "unlocked": False,

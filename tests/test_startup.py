@@ -21,7 +21,7 @@ from infracards.cli import open_home
 from infracards.library import ensure_builtin_deck
 from infracards.paths import builtin_deck_path
 from infracards.store.db import transaction
-from infracards.store.queries import deck_summaries
+from infracards.store.queries import StudyPrefs, deck_summaries
 
 NOT_AT_START = ("alembic", "yaml", "cryptography", "argon2", "pygments", "rich.markdown")
 """Migrations, deck parsing, unlocking and answer rendering: none is needed to show a question."""
@@ -153,7 +153,9 @@ def test_a_changed_builtin_deck_is_still_noticed_and_synced(
     assert report is not None and report.version == 2
     assert ensure_builtin_deck(engine) is None
     with transaction(engine) as session:
-        versions = {s.deck_id: s.version for s in deck_summaries(session, today=today)}
+        versions = {
+            s.deck_id: s.version for s in deck_summaries(session, today=today, prefs=StudyPrefs())
+        }
     assert versions["module03"] == 2
 
 

@@ -438,7 +438,7 @@ def run_status(args: argparse.Namespace) -> int:
     engine = open_home()
     with transaction(engine) as session:
         today = study_day_now(session, now=local_now())
-        summaries = deck_summaries(session, today=today)
+        summaries = deck_summaries(session, today=today, prefs=load_prefs(session))
     keys = key_status(engine, home())
     if args.json:
         decks = [
@@ -448,6 +448,7 @@ def run_status(args: argparse.Namespace) -> int:
                 "version": s.version,
                 "cards": s.total,
                 "new": s.new,
+                "new_today": s.new_today,
                 "due_today": s.due,
                 "locked": s.locked,
                 "unlocked": keys.get(s.deck_id) == "unlocked",
@@ -463,7 +464,8 @@ def run_status(args: argparse.Namespace) -> int:
     for s in summaries:
         print(
             f"{s.deck_id}  {s.title}  v{s.version}\n"
-            f"  cards {s.total} · new {s.new} · due today {s.due} · sealed {s.locked}"
+            f"  cards {s.total} · new {s.new} ({s.new_today} today) · due today {s.due}"
+            f" · sealed {s.locked}"
             f" ({keys.get(s.deck_id, 'free')})"
             f" · reviewed today {s.reviews_today}"
         )
@@ -554,7 +556,8 @@ def run_deck_check(args: argparse.Namespace) -> int:
 def run_deck_list(args: argparse.Namespace) -> int:
     engine = open_home()
     with transaction(engine) as session:
-        summaries = deck_summaries(session, today=study_day_now(session, now=local_now()))
+        today = study_day_now(session, now=local_now())
+        summaries = deck_summaries(session, today=today, prefs=load_prefs(session))
     if args.json:
         rows = [
             {"id": s.deck_id, "title": s.title, "version": s.version, "cards": s.total}

@@ -267,8 +267,8 @@ def test_summaries_count_new_due_locked_and_reviews(
 ) -> None:
     grade(engine, "q01", 5, today=today, now=now)
     with transaction(engine) as session:
-        [summary] = deck_summaries(session, today=today)
-        [tomorrow] = deck_summaries(session, today=today + timedelta(days=1))
+        [summary] = deck_summaries(session, today=today, prefs=StudyPrefs())
+        [tomorrow] = deck_summaries(session, today=today + timedelta(days=1), prefs=StudyPrefs())
     assert (summary.total, summary.new, summary.due, summary.locked, summary.reviews_today) == (
         4,
         3,
@@ -279,13 +279,49 @@ def test_summaries_count_new_due_locked_and_reviews(
     assert (tomorrow.due, tomorrow.reviews_today) == (1, 0)
 
 
+@pytest.mark.parametrize(
+    "prefs",
+    [
+        StudyPrefs(),
+        StudyPrefs(new_per_day=2),
+        StudyPrefs(study_locked=False),
+        StudyPrefs(new_per_day=0),
+    ],
+    ids=repr,
+)
+def test_new_today_is_what_the_review_will_show(
+    engine: Engine, today: date, now: datetime, prefs: StudyPrefs
+) -> None:
+    """Home's "New today" and the review's new cards: the same limit, the same cards."""
+
+    def counts() -> tuple[int, int]:
+        with transaction(engine) as session:
+            [summary] = deck_summaries(session, today=today, prefs=prefs)
+            queue = build_queue(session, deck_id="sample", today=today, prefs=prefs)
+            new = sum(load_card(session, pk=pk).due is None for pk in queue.pending)
+        return summary.new_today, new
+
+    first = counts()
+    assert first[0] == first[1]
+    grade(engine, "q01", 5, today=today, now=now)  # introduced today
+    grade(engine, "q02", 2, today=today, now=now)  # introduced, then drilled
+    grade(engine, "q02", 4, today=today, now=now, drill=True)
+    after = counts()
+    assert after[0] == after[1]
+    expected_first = min(prefs.new_per_day, 4 if prefs.study_locked else 3)
+    assert first[0] == expected_first
+    assert after[0] == max(0, min(prefs.new_per_day - 2, expected_first - 2))
+
+
 def test_builtin_deck_loads_once_and_leaves_a_user_copy_alone(
     engine: Engine, tmp_path: Path
 ) -> None:
     assert ensure_builtin_deck(engine) is not None
     assert ensure_builtin_deck(engine) is None
     with transaction(engine) as session:
-        assert {s.deck_id for s in deck_summaries(session, today=date(2025, 1, 6))} == {
+        assert {
+            s.deck_id for s in deck_summaries(session, today=date(2025, 1, 6), prefs=StudyPrefs())
+        } == {
             "module03",
             "sample",
         }
@@ -302,7 +338,10 @@ def test_builtin_deck_loads_once_and_leaves_a_user_copy_alone(
     add_deck(engine, copy)
     assert ensure_builtin_deck(engine) is None
     with transaction(engine) as session:
-        versions = {s.deck_id: s.version for s in deck_summaries(session, today=date(2025, 1, 6))}
+        versions = {
+            s.deck_id: s.version
+            for s in deck_summaries(session, today=date(2025, 1, 6), prefs=StudyPrefs())
+        }
     assert versions["module03"] == 99
 
 

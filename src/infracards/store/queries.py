@@ -56,6 +56,8 @@ class DeckSummary:
     version: int
     total: int
     new: int
+    new_today: int
+    """New cards the review will show today: the daily limit less those already begun."""
     due: int
     locked: int
     reviews_today: int
@@ -303,27 +305,36 @@ def last_studied_deck(session: Session) -> str | None:
 _DECK_COUNTS = text(
     """
 SELECT deck_id, sum(cards), coalesce(sum(cards) FILTER (WHERE due IS NULL), 0),
+       coalesce(sum(cards) FILTER (WHERE due IS NULL AND (:locked_too OR NOT locked)), 0),
        coalesce(sum(cards) FILTER (WHERE due <= :today), 0),
        coalesce(sum(cards) FILTER (WHERE locked), 0)
 FROM duecount GROUP BY deck_id
 """
 )
 _REVIEWED_ON = text("SELECT deck_id, reviews FROM daycount WHERE study_day = :today")
+# Cards first studied today, per deck: a card's first review is the one logged with no due
+# date before it (only one per card), drills aside; build_queue counts the same from the log.
+_INTRODUCED_ON = text(
+    """
+SELECT s.deck_id, count(*) FROM review AS r JOIN cardstate AS s ON s.card = r.card
+WHERE r.study_day = :today AND NOT r.drill AND r.due_before IS NULL GROUP BY s.deck_id
+"""
+)
 _DECK_ROWS = text("SELECT id, title, version, lock_header IS NOT NULL FROM deck ORDER BY id")
 
 
-def deck_summaries(session: Session, *, today: date) -> list[DeckSummary]:
-    """Per deck: active cards, new, due today, locked, reviews today."""
+def deck_summaries(session: Session, *, today: date, prefs: StudyPrefs) -> list[DeckSummary]:
+    """Per deck: active cards, new (and new today, within the daily limit), due today, locked,
+    reviews today."""
     connection = session.connection()
-    params = {"today": today.isoformat()}
-    by_deck = {
-        deck_id: (total, new, due, locked)
-        for deck_id, total, new, due, locked in connection.execute(_DECK_COUNTS, params)
-    }
+    params = {"today": today.isoformat(), "locked_too": prefs.study_locked}
+    by_deck = {deck_id: counts for deck_id, *counts in connection.execute(_DECK_COUNTS, params)}
     reviewed = dict(connection.execute(_REVIEWED_ON, params).all())
+    introduced = dict(connection.execute(_INTRODUCED_ON, params).all()) if reviewed else {}
     summaries = []
     for deck_id, title, version, sealed in connection.execute(_DECK_ROWS):
-        total, new, due, locked = by_deck.get(deck_id, (0, 0, 0, 0))
+        total, new, studyable_new, due, locked = by_deck.get(deck_id, (0, 0, 0, 0, 0))
+        room = max(0, prefs.new_per_day - introduced.get(deck_id, 0))
         summaries.append(
             DeckSummary(
                 deck_id=deck_id,
@@ -331,6 +342,7 @@ def deck_summaries(session: Session, *, today: date) -> list[DeckSummary]:
                 version=version,
                 total=total,
                 new=new,
+                new_today=min(room, studyable_new),
                 due=due,
                 locked=locked,
                 reviews_today=reviewed.get(deck_id, 0),

@@ -7,8 +7,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from infracards.scheduler import study_day
 from infracards.store.db import transaction
-from infracards.store.queries import deck_ids, deck_summaries, last_studied_deck
+from infracards.store.queries import deck_ids, deck_summaries, last_studied_deck, load_prefs
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened, UnlockRequested
 
@@ -41,7 +42,7 @@ class HomeScreen(Screen[None]):
         yield Header()
         yield Static("Select a deck, then press r to review or b to browse.", id="home-intro")
         table: DataTable[str] = DataTable(id="deck-table", cursor_type="row", zebra_stripes=True)
-        table.add_columns("Deck", "Cards", "New", "Due today", "Answers", "Reviewed today")
+        table.add_columns("Deck", "Cards", "New today", "Due today", "Answers", "Reviewed today")
         yield table
         yield Footer()
 
@@ -60,7 +61,9 @@ class HomeScreen(Screen[None]):
     def refresh_decks(self) -> None:
         table = self.query_one(DataTable)
         with transaction(self.context.engine) as session:
-            summaries = deck_summaries(session, today=self.context.today())
+            prefs = load_prefs(session)
+            today = study_day(self.context.clock(), rollover_hour=prefs.rollover_hour)
+            summaries = deck_summaries(session, today=today, prefs=prefs)
             studied = None if table.row_count else last_studied_deck(session)
         ids = [deck.deck_id for deck in summaries]
         cursor = ids.index(studied) if studied in ids else table.cursor_row
@@ -72,7 +75,7 @@ class HomeScreen(Screen[None]):
                 answers = "unlocked"
             else:
                 answers = f"{deck.locked} locked"
-            row = (deck.title, deck.total, deck.new, deck.due, answers, deck.reviews_today)
+            row = (deck.title, deck.total, deck.new_today, deck.due, answers, deck.reviews_today)
             table.add_row(*map(str, row), key=deck.deck_id)
         if summaries:
             table.move_cursor(row=min(max(cursor, 0), len(summaries) - 1))
