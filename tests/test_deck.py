@@ -113,7 +113,12 @@ def test_a_valid_deck_loads(sample_deck: Path) -> None:
         ),
         (
             HEADER + "cards:\n  - id: q01\n    prompt: x\n    answr: y\n",
-            r":7: cards\[0\]: unknown field 'answr'",
+            r":7: cards\[0\]: unknown field 'answr' \(did you mean 'answer'\?\)",
+        ),
+        (
+            HEADER + "cards:\n  - id: q01\n    prompt: x\n    answer: y\n    zzz: 1\n",
+            r":7: cards\[0\]: unknown field 'zzz' \(expected answer, id, key_points, prompt, "
+            r"sealed, tags\)",
         ),
         (
             HEADER + "cards:\n  - id: q01\n    prompt: x\n    sealed: AAAA\n",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -293,7 +293,7 @@ class _DeckReader:
         if not isinstance(value, _Mapping):
             raise self.fail(line, field, "expected a mapping of fields")
         if not value.keys() <= allowed:
-            raise self.fail(line, field, f"unknown field {sorted(value.keys() - allowed)[0]!r}")
+            raise self.fail(line, field, _unknown_field(value.keys() - allowed, allowed))
         if not required <= value.keys():
             raise self.fail(line, field, f"missing field {sorted(required - value.keys())[0]!r}")
         return value
@@ -440,3 +440,13 @@ class _DeckReader:
             sealed=sealed,
             line=line,
         )
+
+
+def _unknown_field(unknown: Iterable[object], allowed: set[str]) -> str:
+    """Name the first unknown field, and the field meant if it looks like a typo of one."""
+    from difflib import get_close_matches  # only on this error path
+
+    name = sorted(map(str, unknown))[0]
+    close = get_close_matches(name, sorted(allowed), n=1)
+    hint = f"did you mean {close[0]!r}?" if close else f"expected {', '.join(sorted(allowed))}"
+    return f"unknown field {name!r} ({hint})"
