@@ -138,3 +138,15 @@ async def test_a_revoked_stored_key_starts_locked_with_a_notice(
         assert not app.context.answers.is_unlocked("demo")
     assert any("demo stays locked" in n and "revoked" in n for n in notices), notices
     assert license_path(home).read_bytes() == license_bytes
+
+
+async def test_the_palette_unlocks_the_deck_of_the_card_on_screen(
+    app: InfracardsApp, sealed_deck: Path
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, HomeScreen) and app.screen.selected_deck == "demo"
+        await pilot.press("b", "slash", *"sample q03", "enter", "enter")
+        assert isinstance(app.screen, CardScreen) and app.screen.deck_id == "sample"
+        app.action_unlock()  # the palette's "Unlock answers"
+        await pilot.pause()
+        assert isinstance(app.screen, UnlockDialog) and app.screen.deck_id == "sample"

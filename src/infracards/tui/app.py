@@ -151,7 +151,10 @@ class InfracardsApp(App[None]):
             self.push_screen(StatsScreen(self.context))
 
     def action_unlock(self) -> None:
-        self.post_message(UnlockRequested(self._selected_deck() or DEFAULT_DECK))
+        """Unlock the deck in front: the reviewed or shown card's (those screens keep a
+        ``deck_id``), else the one selected on Home."""
+        in_front = getattr(self.screen, "deck_id", None)
+        self.post_message(UnlockRequested(in_front or self._selected_deck() or DEFAULT_DECK))
 
     @on(UnlockRequested)
     def _unlock_requested(self, message: UnlockRequested) -> None:
