@@ -550,3 +550,16 @@ async def test_the_theme_chosen_is_kept_for_the_next_run(
     app = InfracardsApp(context)
     async with app.run_test(size=SIZE):
         assert app.theme == default
+
+
+async def test_browse_search_finds_words_in_answers_once_typing_pauses(
+    app: InfracardsApp,
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("b", "slash", *"张量求和")
+        table = app.screen.query_one(DataTable)
+        assert table.row_count == 0  # not in any id, prompt or tag
+        await pilot.pause(0.5)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["q01"]

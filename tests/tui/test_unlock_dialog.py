@@ -150,3 +150,26 @@ async def test_the_palette_unlocks_the_deck_of_the_card_on_screen(
         app.action_unlock()  # the palette's "Unlock answers"
         await pilot.pause()
         assert isinstance(app.screen, UnlockDialog) and app.screen.deck_id == "sample"
+
+
+async def test_browse_searches_sealed_answers_only_once_they_are_unlocked(
+    app: InfracardsApp, sealed_deck: Path, keys: list[str]
+) -> None:
+    async def search(pilot, words: str) -> list[str]:  # type: ignore[no-untyped-def]
+        app.screen.query_one(Input).value = words
+        await pilot.pause(0.5)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        return [table.get_row_at(i)[0] for i in range(table.row_count)]
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("b")
+        assert await search(pilot, "secret-1f1b") == []  # sealed: its text is not known
+        await pilot.press("escape", "k")
+        app.screen.query_one(Input).value = keys[0]
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("b")
+        assert await search(pilot, "secret-1f1b") == ["q02"]

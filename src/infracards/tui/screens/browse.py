@@ -2,21 +2,33 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Select
 
+from infracards.errors import InfracardsError
 from infracards.store.db import transaction
-from infracards.store.queries import BrowseRow, browse_rows
+from infracards.store.queries import (
+    BrowseRow,
+    CardRecord,
+    browse_rows,
+    cards_whose_answer_has,
+    load_card,
+)
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.screens.card import CardScreen
 
 PAGE_ROWS = 200
+ANSWER_SEARCH_DELAY = 0.3
+"""Seconds after the last keystroke before answers are searched."""
 PROMPT_CELLS = 30
 TAGS_CELLS = 14
 
@@ -28,16 +40,29 @@ def clipped(value: str, cells: int) -> Text:
     return text
 
 
+def opened_text(context: AppContext, card: CardRecord) -> str:
+    """A sealed answer and its key points, case-folded for search ('' if it cannot be opened:
+    the card view says why when the card is shown)."""
+    try:
+        answer = context.answers.answer_for(card)
+    except InfracardsError:
+        return ""
+    return "" if answer is None else f"{answer.markdown} {' '.join(answer.key_points)}".casefold()
+
+
 def search_text(row: BrowseRow) -> str:
     """What the search box looks in: card id, prompt, tags and deck id, case-folded."""
     return f"{row.card_id} {row.prompt} {' '.join(row.tags)} {row.deck_id}".casefold()
 
 
-def matches(row: BrowseRow, text: str, *, words: list[str], tag: str | None) -> bool:
-    """Every search word is in the row's ``search_text``; the tag filter is exact."""
+def matches(
+    row: BrowseRow, text: str, *, words: list[str], tag: str | None, in_answer: bool
+) -> bool:
+    """Every search word is in the row's ``search_text``, or all are in its answer; the tag
+    filter is exact."""
     if tag is not None and tag not in row.tags:
         return False
-    return all(word in text for word in words)
+    return in_answer or all(word in text for word in words)
 
 
 class BrowseScreen(Screen[None]):
@@ -56,11 +81,18 @@ class BrowseScreen(Screen[None]):
         self.search_texts: list[str] = []
         self.matched: list[BrowseRow] = []
         """The rows the filters let through; the table lists them a page at a time."""
+        self.answer_hits: tuple[tuple[str, ...], frozenset[int]] = ((), frozenset())
+        """Search words, and the cards whose answer has them all (found in a worker)."""
+        self.opened_answers: dict[int, str] = {}
+        """Sealed answers of unlocked decks, opened once for searching, case-folded."""
+        self.answer_search: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="browse-filters"):
-            yield Input(placeholder="Search id, prompt, tag or deck (/)", id="browse-search")
+            yield Input(
+                placeholder="Search id, prompt, tag, deck or answer (/)", id="browse-search"
+            )
             yield Select[str]([], prompt="All tags", id="browse-tag")
         yield DataTable(id="browse-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
@@ -88,16 +120,46 @@ class BrowseScreen(Screen[None]):
     @on(Input.Changed, "#browse-search")
     @on(Select.Changed, "#browse-tag")
     def apply_filters(self) -> None:
-        words = self.query_one("#browse-search", Input).value.casefold().split()
+        words = tuple(self.query_one("#browse-search", Input).value.casefold().split())
         selected = self.query_one("#browse-tag", Select).value
         tag = selected if isinstance(selected, str) else None
+        searched, hits = self.answer_hits
+        in_answers = hits if searched == words else frozenset()
         self.matched = [
             row
             for row, text in zip(self.rows, self.search_texts, strict=True)
-            if matches(row, text, words=words, tag=tag)
+            if matches(row, text, words=list(words), tag=tag, in_answer=row.pk in in_answers)
         ]
         self.query_one(DataTable).clear()
         self.list_more()
+        if words and searched != words:
+            # Answers are searched once typing pauses: scanning 100k answers takes ~0.3 s.
+            if self.answer_search is not None:
+                self.answer_search.stop()
+            self.answer_search = self.set_timer(
+                ANSWER_SEARCH_DELAY, partial(self.search_answers, words)
+            )
+
+    @work(thread=True, exclusive=True, group="answer-search")
+    def search_answers(self, words: tuple[str, ...]) -> None:
+        with transaction(self.context.engine) as session:
+            hits = cards_whose_answer_has(session, words=list(words), deck_id=self.deck_id)
+            for row in self.rows:
+                if (
+                    row.locked
+                    and row.pk not in self.opened_answers
+                    and self.context.answers.is_unlocked(row.deck_id)
+                ):
+                    self.opened_answers[row.pk] = opened_text(
+                        self.context, load_card(session, pk=row.pk)
+                    )
+        hits |= {pk for pk, text in self.opened_answers.items() if all(w in text for w in words)}
+        self.app.call_from_thread(self._answers_searched, words, frozenset(hits))
+
+    def _answers_searched(self, words: tuple[str, ...], hits: frozenset[int]) -> None:
+        self.answer_hits = (words, hits)
+        if tuple(self.query_one("#browse-search", Input).value.casefold().split()) == words:
+            self.apply_filters()
 
     def list_more(self) -> None:
         """Add the next page of matches: a table row costs ~130 µs to build, so 100k cards
