@@ -109,6 +109,7 @@ class BrowseScreen(Screen[None]):
         table.focus()
 
     def on_answers_opened(self, _message: AnswersOpened) -> None:
+        self.answer_hits = ((), frozenset())  # the newly opened answers are searched too
         self.apply_filters()
 
     def load_rows(self) -> None:
