@@ -563,3 +563,22 @@ async def test_browse_search_finds_words_in_answers_once_typing_pauses(
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["q01"]
+
+
+async def test_grade_buttons_say_what_they_do_in_a_narrow_terminal(app: InfracardsApp) -> None:
+    from textual.widgets import Button
+
+    from infracards.tui.widgets.grade_bar import GradeBar
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("r", "space")
+        bar = app.screen.query_one(GradeBar)
+        assert bar.has_class("narrow")
+        labels = [str(button.label) for button in bar.query(Button)]
+        assert labels[1] == "1 wrong, knew\n1d again" and labels[5] == "5 perfect\n1d"
+        # Three lines (the meaning may wrap) fit inside each button's border.
+        assert all(button.content_region.height >= 3 for button in bar.query(Button))
+        await pilot.resize_terminal(100, 32)
+        await pilot.pause()
+        assert not bar.has_class("narrow")
+        assert str(bar.query_one("#grade-1", Button).label) == "1 wrong, knew\n1 day +again"

@@ -23,3 +23,8 @@ def test_review_locked_card(app: InfracardsApp, snap_compare: Any) -> None:
 
 def test_browse(app: InfracardsApp, snap_compare: Any) -> None:
     assert snap_compare(app, press=["b"], terminal_size=SIZE)
+
+
+def test_review_in_an_80_column_terminal(app: InfracardsApp, snap_compare: Any) -> None:
+    """Each grade button still shows what it does, its meaning wrapped onto two lines."""
+    assert snap_compare(app, press=["r", "space"], terminal_size=(80, 24))

@@ -20,8 +20,23 @@ SHORT_MEANINGS = {
 }
 
 
+NARROW_BELOW = 100
+"""Bar widths (cells) below which a button cannot fit "1 wrong, knew" on one line: the
+meaning then wraps onto two lines and the outcome is written short ("1d again")."""
+
+
 def describe_interval(days: int) -> str:
     return "1 day" if days == 1 else f"{days} days"
+
+
+def outcome_label(quality: int, days: int, *, drill: bool, narrow: bool) -> str:
+    """What a grade does: the next interval (and whether the card comes back today)."""
+    again = quality < DRILL_UNTIL
+    if drill:
+        return ("again" if again else "done") + ("" if narrow else " today")
+    if narrow:
+        return f"{days}d" + (" again" if again else "")
+    return describe_interval(days) + (" +again" if again else "")
 
 
 class GradeBar(Horizontal):
@@ -39,9 +54,21 @@ class GradeBar(Horizontal):
             super().__init__()
             self.quality = quality
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.outcomes: tuple[dict[int, int], bool] | None = None
+        """The intervals and drill flag the buttons were last labelled with."""
+
     def on_mount(self) -> None:
         # After the callbacks of the next frame, which include the screen's own.
         self.call_after_refresh(self.call_after_refresh, self.add_buttons)
+
+    def on_resize(self) -> None:
+        narrow = self.size.width < NARROW_BELOW
+        if narrow != self.has_class("narrow"):
+            self.set_class(narrow, "narrow")
+            if self.outcomes is not None:
+                self.show_intervals(self.outcomes[0], drill=self.outcomes[1])
 
     def add_buttons(self) -> None:
         """Add the six grade buttons (once; revealing early adds them at once)."""
@@ -54,13 +81,11 @@ class GradeBar(Horizontal):
     def show_intervals(self, intervals: dict[int, int], *, drill: bool) -> None:
         """Label each grade; in a drill the interval does not change, so say so instead."""
         self.add_buttons()
+        self.outcomes = (intervals, drill)
+        narrow = self.has_class("narrow")
         for quality in range(6):
             button = self.query_one(f"#grade-{quality}", Button)
-            again = quality < DRILL_UNTIL
-            if drill:
-                outcome = "again today" if again else "done today"
-            else:
-                outcome = describe_interval(intervals[quality]) + (" +again" if again else "")
+            outcome = outcome_label(quality, intervals[quality], drill=drill, narrow=narrow)
             button.label = f"{quality} {SHORT_MEANINGS[quality]}\n{outcome}"
             button.tooltip = f"{quality}: {GRADE_MEANINGS[quality]}"
 
