@@ -121,7 +121,7 @@ class BrowseScreen(Screen[None]):
     @on(Input.Changed, "#browse-search")
     @on(Select.Changed, "#browse-tag")
     def apply_filters(self) -> None:
-        words = tuple(self.query_one("#browse-search", Input).value.casefold().split())
+        words = self.search_words()
         selected = self.query_one("#browse-tag", Select).value
         tag = selected if isinstance(selected, str) else None
         searched, hits = self.answer_hits
@@ -159,8 +159,11 @@ class BrowseScreen(Screen[None]):
 
     def _answers_searched(self, words: tuple[str, ...], hits: frozenset[int]) -> None:
         self.answer_hits = (words, hits)
-        if tuple(self.query_one("#browse-search", Input).value.casefold().split()) == words:
+        if self.search_words() == words:
             self.apply_filters()
+
+    def search_words(self) -> tuple[str, ...]:
+        return tuple(self.query_one("#browse-search", Input).value.casefold().split())
 
     def list_more(self) -> None:
         """Add the next page of matches: a table row costs ~130 µs to build, so 100k cards
