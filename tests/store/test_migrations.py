@@ -111,8 +111,7 @@ def test_a_database_from_each_older_revision_upgrades_with_every_review_intact(
     from datetime import timedelta
 
     from infracards.store.db import transaction
-    from infracards.store.queries import find_card, start_session
-    from infracards.study import grade_card
+    from infracards.store.queries import start_session
     from tests.conftest import grade_by_id
 
     # Realistic data written by today's app: sessions, grades, drills, several days.
@@ -170,18 +169,7 @@ def test_a_database_from_each_older_revision_upgrades_with_every_review_intact(
         config.attributes["connection"] = connection
         command.check(config)
     # And the app works on it: one more grade lands.
-    with transaction(upgraded) as session:
-        [card] = find_card(session, card_id="q04", deck_id="sample")
-    grade_card(
-        upgraded,
-        card=card,
-        quality=3,
-        drill=False,
-        now=now,
-        today=today,
-        duration_ms=1,
-        session_id=None,
-    )
+    grade_by_id(upgraded, "q04", 3, now=now, today=today)
     assert_counts_match(old)
 
 
