@@ -171,7 +171,8 @@ def test_billion_laughs_is_refused_before_expansion(tmp_path: Path) -> None:
 
 
 def test_deep_nesting_is_a_deck_error_not_a_crash(tmp_path: Path) -> None:
-    assert "nested deeper" in error_for(tmp_path, "[" * 30_000 + "]" * 30_000)
+    message = error_for(tmp_path, "[" * 30_000 + "]" * 30_000)
+    assert re.fullmatch(r".*deck\.yaml:1: nested deeper than 16 levels", message), message
 
 
 @pytest.mark.parametrize(

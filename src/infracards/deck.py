@@ -40,6 +40,7 @@ from infracards.files import MAX_DECK_BYTES, file_digest, read_deck_bytes
 DECK_FORMAT = "infracards-deck/v1"
 MAX_CARDS = 250_000
 MAX_DEPTH = 16
+_TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels"
 MAX_TEXT_CHARS = 64 * 1024
 
 # Only plain decimal integers are numbers: `012` (octal in YAML 1.1) and `1e3` stay text.
@@ -135,7 +136,12 @@ def compose_yaml(data: bytes, *, path: Path) -> Any:
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark else 1
-        raise DeckError(f"{path}:{line}: {error.problem or error.context}") from None
+        problem = error.problem or error.context or "not valid YAML"
+        if "nesting" in problem:
+            # libyaml 0.2.6+ (PyYAML 6.0.4) refuses deep nesting in its scanner, before the
+            # composer sees the events: the learner gets the same message either way.
+            problem = _TOO_DEEP
+        raise DeckError(f"{path}:{line}: {problem}") from None
     except yaml.reader.ReaderError as error:
         raise _reader_error(data, error, path) from None
     except yaml.YAMLError as error:
@@ -230,7 +236,7 @@ class _Composer:
     def _value(self, event: Event, depth: int) -> Any:
         line = event.start_mark.line + 1
         if depth > MAX_DEPTH:
-            raise self._fail(line, f"nested deeper than {MAX_DEPTH} levels")
+            raise self._fail(line, _TOO_DEEP)
         kind = type(event)
         if kind is AliasEvent or event.anchor is not None:
             raise self._fail(line, "anchors and aliases are not allowed in a deck")
