@@ -48,7 +48,7 @@ FIRST_CARD = textwrap.dedent(
     from infracards.scheduler import study_day
     from infracards.store.db import transaction
     from infracards.store.queries import build_queue, load_card, load_prefs
-    from infracards.study import local_now
+    from infracards.services.study import local_now
 
     engine = open_home()
     with transaction(engine) as session:

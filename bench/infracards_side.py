@@ -35,7 +35,7 @@ _DATETIME = "%Y-%m-%d %H:%M:%S.%f"
 
 def load(deck_path: Path, home: Path) -> float:
     """``deck add`` into a fresh home: read, parse, validate, insert, commit."""
-    from infracards.library import add_deck
+    from infracards.services.library import add_deck
     from infracards.store.db import open_store
 
     engine = open_store(home)  # an empty collection, as Anki's side starts from one
@@ -94,8 +94,9 @@ def _review_rows(pks: dict[str, int], cards: int, count: int) -> Iterator[tuple[
 
 def queue(home: Path, runs: int) -> list[float]:
     """Start a session and show Home: today's queue and every deck's counts, one transaction."""
+    from infracards.records import StudyPrefs
     from infracards.store.db import open_store, transaction
-    from infracards.store.queries import StudyPrefs, build_queue, deck_summaries
+    from infracards.store.queries import build_queue, deck_summaries
 
     engine = open_store(home)
     prefs = StudyPrefs()
@@ -115,15 +116,10 @@ def grade(home: Path, grades: int = 1000) -> list[float]:
 
     Each call grades cards still due, so repeated calls on one home keep grading new cards.
     """
+    from infracards.records import StudyPrefs
+    from infracards.services.study import CHECKPOINT_EVERY, grade_card
     from infracards.store.db import checkpoint, open_store, transaction
-    from infracards.store.queries import (
-        StudyPrefs,
-        build_queue,
-        load_card,
-        load_queue_page,
-        start_session,
-    )
-    from infracards.study import CHECKPOINT_EVERY, grade_card
+    from infracards.store.queries import build_queue, load_card, load_queue_page, start_session
 
     engine = open_store(home)
     with transaction(engine, write=True) as session:
@@ -176,7 +172,7 @@ _EXPORT = textwrap.dedent(
     """
     import sys, time
     from datetime import UTC, date, datetime
-    from infracards.export import write_csv, write_json
+    from infracards.services.export import write_csv, write_json
     from infracards.paths import home
     from infracards.store.db import open_store, transaction
     fmt = sys.argv[1]
@@ -206,11 +202,11 @@ def unlock(home: Path) -> tuple[float, int]:
     Returns (seconds, answers opened). The unlock is the full production path: key checksum,
     lock header and slots, Argon2id, trial decryption of all answers, license written 0600.
     """
-    from infracards.answers import AnswerBook
     from infracards.cli import open_home
+    from infracards.services.answers import AnswerBook
+    from infracards.services.unlock import unlock_deck
     from infracards.store.db import transaction
     from infracards.store.queries import find_card, sealed_cards
-    from infracards.unlock import unlock_deck
 
     os.environ["INFRACARDS_HOME"] = str(home)
     engine = open_home()
@@ -233,7 +229,7 @@ def grade_in_app(
     home: Path, grades: int, *, deck_id: str = DECK_ID, now: datetime = NOW
 ) -> list[float]:
     """Grade → next card drawn, in the real app (headless), at the learner's pace."""
-    from infracards.answers import AnswerBook
+    from infracards.services.answers import AnswerBook
     from infracards.store.db import open_store
     from infracards.tui.context import AppContext
 
@@ -247,12 +243,12 @@ def grade_in_app(
 def reveal_sealed_in_app(home: Path) -> list[float]:
     """Space → a sealed answer drawn, for every sealed card, after an unlock (the home from
     ``unlock``)."""
-    from infracards.answers import AnswerBook
+    from infracards.services.answers import AnswerBook
+    from infracards.services.study import local_now
+    from infracards.services.unlock import open_saved_keys
     from infracards.store.db import open_store, transaction
     from infracards.store.queries import save_setting
-    from infracards.study import local_now
     from infracards.tui.context import AppContext
-    from infracards.unlock import open_saved_keys
 
     engine = open_store(home)
     with transaction(engine, write=True) as session:
@@ -302,7 +298,7 @@ async def timed_actions(
 
 def stats_in_app(home: Path, runs: int) -> list[float]:
     """Push the stats screen → the frame showing its numbers drawn (it fills in from a worker)."""
-    from infracards.answers import AnswerBook
+    from infracards.services.answers import AnswerBook
     from infracards.store.db import open_store
     from infracards.tui.app import InfracardsApp
     from infracards.tui.context import AppContext

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from infracards.answers import Answer
 from infracards.deck import load_deck
-from infracards.publish import load_source, sealed_plaintext
+from infracards.records import Answer
 from infracards.seal import open_answer, parse_license_key
 from infracards.seal.encoding import decode_b64
+from infracards.services.publish import load_source, sealed_plaintext
+from infracards.services.unlock import open_sealed
 from infracards.tui.line_breaks import enable_cjk_line_breaks
 from infracards.tui.widgets.card_view import lines_text, render_answer
-from infracards.unlock import open_sealed
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "deck" / "source" / "module03"

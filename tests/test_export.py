@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 
 from infracards.cli import main
 from infracards.errors import ProgressError
-from infracards.export import import_document, parse_document, write_csv, write_json
+from infracards.services.export import import_document, parse_document, write_csv, write_json
 from infracards.store.db import open_store, transaction
 from infracards.store.queries import card_history, find_card
 from tests.conftest import grade_by_id
@@ -134,7 +134,7 @@ def test_round_trip_into_an_empty_home_gives_the_same_document(
     history(engine, today)
     first = export_text(engine, deck_id="sample")
     fresh = open_store(tmp_path / "other-home")
-    from infracards.library import add_deck
+    from infracards.services.library import add_deck
 
     add_deck(fresh, sample_deck)
     with transaction(fresh) as session:
@@ -150,7 +150,7 @@ def test_round_trip_into_an_empty_home_gives_the_same_document(
 def test_merging_two_machines_replays_the_combined_log(
     engine: Engine, today: date, sample_deck: Path, tmp_path: Path
 ) -> None:
-    from infracards.library import add_deck
+    from infracards.services.library import add_deck
 
     laptop = open_store(tmp_path / "laptop")
     add_deck(laptop, sample_deck)
@@ -211,7 +211,7 @@ def test_a_document_failing_halfway_is_rolled_back(
     history(engine, today)
     document = json.loads(export_text(engine, deck_id="sample"))
     fresh = open_store(tmp_path / "fresh")
-    from infracards.library import add_deck
+    from infracards.services.library import add_deck
 
     add_deck(fresh, sample_deck)
     document["decks"][0]["reviews"][-1]["grade"] = (
@@ -245,7 +245,7 @@ def test_one_deck_of_a_file_can_be_imported_alone(
     document = json.loads(export_text(engine, deck_id="sample"))
     document["decks"].insert(0, {"id": "elsewhere", "cards": [], "reviews": []})
     fresh = open_store(tmp_path / "fresh")
-    from infracards.library import add_deck
+    from infracards.services.library import add_deck
 
     add_deck(fresh, sample_deck)
     refused = pytest.raises(ProgressError, match="or import the other decks alone with --deck")

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from infracards.deck import parse_deck
 from infracards.errors import DeckError, InfracardsError, ProgressError
-from infracards.export import parse_document
 from infracards.paths import builtin_deck_path
 from infracards.seal import parse_license_key
+from infracards.services.export import parse_document
 
 REAL_DECK = builtin_deck_path().read_bytes()[:40_000]
 YAML_PIECES = [

@@ -35,7 +35,13 @@ import pytest
 import yaml
 
 from infracards.deck import Deck, parse_deck
-from infracards.publish import create_secret, issue_keys, load_source, read_secret, seal_source
+from infracards.services.publish import (
+    create_secret,
+    issue_keys,
+    load_source,
+    read_secret,
+    seal_source,
+)
 
 pytestmark = pytest.mark.slow
 

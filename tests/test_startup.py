@@ -18,10 +18,11 @@ import pytest
 from sqlalchemy import Engine
 
 from infracards.cli import open_home
-from infracards.library import ensure_builtin_deck
 from infracards.paths import builtin_deck_path
+from infracards.records import StudyPrefs
+from infracards.services.library import ensure_builtin_deck
 from infracards.store.db import transaction
-from infracards.store.queries import StudyPrefs, deck_summaries
+from infracards.store.queries import deck_summaries
 
 NOT_AT_START = ("alembic", "yaml", "cryptography", "argon2", "pygments", "rich.markdown")
 """Migrations, deck parsing, unlocking and answer rendering: none is needed to show a question."""
@@ -32,7 +33,7 @@ FIRST_CARD = """
     from infracards.scheduler import study_day
     from infracards.store.db import transaction
     from infracards.store.queries import build_queue, load_card, load_prefs
-    from infracards.study import local_now
+    from infracards.services.study import local_now
 
     engine = open_home()
     with transaction(engine) as session:
@@ -48,10 +49,10 @@ ORM_CONFIGURED = "<ORM mappers configured>"
 
 FIRST_CARD_IN_APP = f"""
     import asyncio, sys
-    from infracards.answers import AnswerBook
+    from infracards.services.answers import AnswerBook
     from infracards.cli import open_home
     from infracards.paths import home
-    from infracards.study import local_now
+    from infracards.services.study import local_now
     import infracards.tui.app as app_module
     from infracards.tui.context import AppContext
 
@@ -146,7 +147,7 @@ def test_a_changed_builtin_deck_is_still_noticed_and_synced(
     newer.with_name("module03.keyslots.json").write_bytes(
         shipped.with_name("module03.keyslots.json").read_bytes()
     )
-    monkeypatch.setattr("infracards.library.builtin_deck_path", lambda: newer)
+    monkeypatch.setattr("infracards.services.library.builtin_deck_path", lambda: newer)
 
     report = ensure_builtin_deck(engine)
 
@@ -191,8 +192,8 @@ def test_a_command_closes_the_store_before_the_process_ends(started: Path) -> No
 async def test_the_app_resumes_collection_after_its_first_frame(home: Path) -> None:
     import gc
 
-    from infracards.answers import AnswerBook
-    from infracards.study import local_now
+    from infracards.services.answers import AnswerBook
+    from infracards.services.study import local_now
     from infracards.tui.app import InfracardsApp
     from infracards.tui.context import AppContext
 

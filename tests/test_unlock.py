@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from infracards.cli import main
-from infracards.publish import revoke_key
 from infracards.seal import format_license_key, license_path
+from infracards.services.publish import revoke_key
 from tests.conftest import SOURCE_DECK, answer, seal, snapshot
 
 

@@ -22,13 +22,13 @@ from weakref import ref
 from sqlalchemy import Engine
 
 from infracards import __version__
-from infracards.answers import AnswerBook
 from infracards.errors import InfracardsError
 from infracards.paths import home
+from infracards.records import PREF_KEYS, SyncReport
+from infracards.services.answers import AnswerBook
+from infracards.services.study import local_now, study_day_now
 from infracards.store.db import open_store, transaction
 from infracards.store.queries import (
-    PREF_KEYS,
-    SyncReport,
     card_id_spans,
     deck_ids,
     deck_summaries,
@@ -37,7 +37,6 @@ from infracards.store.queries import (
     save_setting,
     sealed_cards,
 )
-from infracards.study import local_now, study_day_now
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -215,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def open_home() -> Engine:
     """Open the store (first run: create, migrate, load the built-in deck)."""
-    from infracards.library import ensure_builtin_deck
+    from infracards.services.library import ensure_builtin_deck
 
     engine = open_store(home())
     ensure_builtin_deck(engine)
@@ -285,7 +284,7 @@ def run_stats(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from infracards.export import write_csv, write_json
+    from infracards.services.export import write_csv, write_json
 
     engine = open_home()
 
@@ -298,7 +297,7 @@ def run_export(args: argparse.Namespace) -> int:
                     out.write("\ufeff")
                 write_csv(session, out, deck_id=args.deck, since=args.since)
             else:
-                from infracards.report import write_report
+                from infracards.services.report import write_report
 
                 write_report(
                     session, out, today=study_day_now(session, now=local_now()), deck_id=args.deck
@@ -328,7 +327,7 @@ def write_file_atomically(path: Path, write: Callable[[IO[str]], None]) -> None:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from infracards.export import import_document, parse_document
+    from infracards.services.export import import_document, parse_document
 
     try:
         data = args.path.read_bytes()
@@ -347,7 +346,7 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_unlock(args: argparse.Namespace) -> int:
     from infracards.seal import parse_license_key
-    from infracards.unlock import key_status, unlock_deck
+    from infracards.services.unlock import key_status, unlock_deck
 
     if args.status:
         engine = open_home()
@@ -375,7 +374,7 @@ def run_lock(args: argparse.Namespace) -> int:
 
 
 def run_publish_secret(args: argparse.Namespace) -> int:
-    from infracards.publish import create_secret
+    from infracards.services.publish import create_secret
 
     create_secret(args.path)
     print(f"Created {args.path} (mode 0600). Keep it outside the repository and back it up.")
@@ -383,7 +382,7 @@ def run_publish_secret(args: argparse.Namespace) -> int:
 
 
 def run_publish_issue(args: argparse.Namespace) -> int:
-    from infracards.publish import issue_keys, read_secret
+    from infracards.services.publish import issue_keys, read_secret
 
     if args.count < 1:
         raise InfracardsError("--count must be at least 1")
@@ -400,7 +399,7 @@ def run_publish_issue(args: argparse.Namespace) -> int:
 
 
 def run_publish_revoke(args: argparse.Namespace) -> int:
-    from infracards.publish import revoke_key
+    from infracards.services.publish import revoke_key
 
     kid = revoke_key(args.source, kid=args.kid)
     print(
@@ -411,7 +410,7 @@ def run_publish_revoke(args: argparse.Namespace) -> int:
 
 
 def run_publish_seal(args: argparse.Namespace) -> int:
-    from infracards.publish import read_secret, seal_source
+    from infracards.services.publish import read_secret, seal_source
 
     path = seal_source(args.source, secret=read_secret(args.secret), out_dir=args.out)
     print(f"Sealed {path} and {path.with_name(path.stem + '.keyslots.json').name}.")
@@ -433,7 +432,7 @@ def run_review(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from infracards.unlock import key_status
+    from infracards.services.unlock import key_status
 
     engine = open_home()
     with transaction(engine) as session:
@@ -490,7 +489,7 @@ def run_show(args: argparse.Namespace) -> int:
     card = cards[0]
     book = AnswerBook()
     if card.locked:
-        from infracards.unlock import open_saved_keys
+        from infracards.services.unlock import open_saved_keys
 
         opened, notices = open_saved_keys(engine, home(), only=card.deck_id)
         book = AnswerBook(opened)
@@ -511,7 +510,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_deck_add(args: argparse.Namespace) -> int:
-    from infracards.library import add_deck
+    from infracards.services.library import add_deck
 
     report = add_deck(open_home(), args.path)
     print(describe_sync(report))

@@ -11,10 +11,10 @@ import asyncio
 import random
 import sys
 
-from infracards.answers import AnswerBook
 from infracards.cli import open_home
 from infracards.paths import home
-from infracards.study import local_now
+from infracards.services.answers import AnswerBook
+from infracards.services.study import local_now
 from infracards.tui.app import InfracardsApp
 from infracards.tui.context import AppContext
 from infracards.tui.screens.review import ReviewScreen

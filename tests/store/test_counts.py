@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from infracards.export import import_document
-from infracards.library import add_deck, ensure_builtin_deck
 from infracards.paths import database_path
 from infracards.scheduler.sm2 import PASSING_GRADE
+from infracards.services.export import import_document
+from infracards.services.library import add_deck, ensure_builtin_deck
+from infracards.services.study import Graded, undo_grade
 from infracards.store.db import transaction
-from infracards.study import Graded, undo_grade
 from tests.conftest import SAMPLE_DECK, grade_by_id
 
 TRIGGERS = {

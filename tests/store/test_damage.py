@@ -15,10 +15,10 @@ import pytest
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import IntegrityError
 
-from infracards.answers import AnswerBook
 from infracards.cli import main, open_home
 from infracards.errors import StoreError
 from infracards.paths import database_path
+from infracards.services.answers import AnswerBook
 from infracards.store.db import transaction
 from infracards.store.queries import find_card
 from infracards.tui.app import InfracardsApp

@@ -14,18 +14,18 @@ import pytest
 from sqlalchemy import Engine, text
 
 import infracards.store.queries as queries
-from infracards.library import add_deck
+from infracards.records import StudyPrefs
 from infracards.scheduler import SM2State, StudyQueue
+from infracards.services.library import add_deck
+from infracards.services.study import Graded, grade_card, undo_grade
 from infracards.store.db import transaction
 from infracards.store.queries import (
-    StudyPrefs,
     build_queue,
     find_card,
     load_card,
     load_queue_page,
     set_card_state,
 )
-from infracards.study import Graded, grade_card, undo_grade
 from tests.conftest import SAMPLE_DECK, SAMPLE_SLOTS
 
 CARDS = 30

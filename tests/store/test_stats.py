@@ -26,8 +26,8 @@ from rich.cells import cell_len
 from sqlalchemy import Engine, text, update
 from sqlmodel import col
 
-from infracards.library import add_deck
-from infracards.report import write_report
+from infracards.services.library import add_deck
+from infracards.services.report import write_report
 from infracards.store import stats as stats_module
 from infracards.store.db import open_store, transaction
 from infracards.store.models import Card, Review

@@ -11,14 +11,15 @@ import pytest
 from sqlalchemy import Engine, event, text
 
 from infracards.errors import StoreError
-from infracards.library import add_deck, ensure_builtin_deck
 from infracards.paths import builtin_deck_path
+from infracards.records import StudyPrefs
 from infracards.scheduler import SM2State
+from infracards.services.library import add_deck, ensure_builtin_deck
+from infracards.services.study import grade_card, undo_grade
 from infracards.store.db import session_connection, transaction
 from infracards.store.grading import REVIEW_COLUMNS, load_state
 from infracards.store.models import CardState, Review
 from infracards.store.queries import (
-    StudyPrefs,
     browse_rows,
     build_queue,
     card_history,
@@ -27,7 +28,6 @@ from infracards.store.queries import (
     load_card,
     set_card_state,
 )
-from infracards.study import grade_card, undo_grade
 from tests.conftest import SAMPLE_DECK, grade_by_id
 
 

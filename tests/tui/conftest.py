@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import Engine
 from textual.widgets import Input
 
-from infracards.answers import AnswerBook
+from infracards.services.answers import AnswerBook
 from infracards.tui.app import InfracardsApp
 from infracards.tui.context import AppContext
 

@@ -188,7 +188,7 @@ def snapshot_rows(engine: Engine) -> list[tuple[object, ...]]:
 
 
 async def test_markup_in_deck_text_is_shown_literally(engine: Engine, tmp_path, context) -> None:  # type: ignore[no-untyped-def]
-    from infracards.library import add_deck
+    from infracards.services.library import add_deck
     from infracards.tui.screens.card import CardScreen
 
     deck = tmp_path / "markup.yaml"
@@ -213,7 +213,7 @@ async def test_markup_in_deck_text_is_shown_literally(engine: Engine, tmp_path, 
 async def test_a_long_answer_fits_beside_its_scrollbar(engine: Engine, context) -> None:  # type: ignore[no-untyped-def]
     """Answers are laid out while the question (no scrollbar yet) is on screen; no cell may
     end up under the scrollbar that the long answer brings."""
-    from infracards.library import ensure_builtin_deck
+    from infracards.services.library import ensure_builtin_deck
     from infracards.tui.widgets.card_view import CardView
 
     ensure_builtin_deck(engine)
@@ -235,7 +235,7 @@ async def test_a_shown_answer_is_laid_out_again_when_the_terminal_is_resized(
     context,  # type: ignore[no-untyped-def]
 ) -> None:
     """Narrowing the terminal must not cut the answer's lines off; widening it uses the room."""
-    from infracards.library import ensure_builtin_deck
+    from infracards.services.library import ensure_builtin_deck
     from infracards.tui.widgets.card_view import CardView
 
     ensure_builtin_deck(engine)
@@ -408,7 +408,7 @@ async def test_a_store_that_cannot_take_the_session_end_still_lets_the_learner_q
 
 def add_deck_sorted_first(engine: Engine, tmp_path: Path) -> None:
     """A second deck, "aaa", listed before the sample deck."""
-    from infracards.library import add_deck
+    from infracards.services.library import add_deck
 
     first = tmp_path / "aaa.yaml"
     first.write_text(
@@ -498,7 +498,7 @@ async def test_browse_finds_cards_by_deck_too(
 async def test_browse_lists_a_big_deck_a_page_at_a_time(
     engine: Engine, app: InfracardsApp, tmp_path: Path
 ) -> None:
-    from infracards.library import add_deck
+    from infracards.services.library import add_deck
     from infracards.tui.screens.browse import PAGE_ROWS
 
     cards = "".join(

@@ -119,7 +119,7 @@ async def test_a_revoked_stored_key_starts_locked_with_a_notice(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from infracards.cli import main
-    from infracards.publish import revoke_key
+    from infracards.services.publish import revoke_key
     from tests.conftest import SOURCE_DECK, seal
 
     save_license(home, {"demo": keys[0]})

@@ -6,12 +6,21 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 from datetime import date, datetime
-from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Table, bindparam, exists, func, insert, text, update
 from sqlmodel import Session, col, select
 
+from infracards.records import (
+    PREF_KEYS,
+    BrowseRow,
+    CardRecord,
+    DeckSummary,
+    ReviewEntry,
+    StudyPrefs,
+    SyncReport,
+    WeakCard,
+)
 from infracards.scheduler import SM2State, StudyQueue
 from infracards.scheduler.sm2 import DRILL_UNTIL
 from infracards.store.db import session_connection
@@ -20,113 +29,6 @@ from infracards.store.models import Card, CardState, Deck, Review, Setting, Stud
 
 if TYPE_CHECKING:
     from infracards.deck import Deck as DeckFile  # parsing YAML is not needed to query
-
-
-@dataclass(frozen=True, slots=True)
-class CardRecord:
-    """A card with its SM-2 state, as screens and the CLI show it."""
-
-    pk: int
-    deck_id: str
-    card_id: str
-    prompt: str
-    tags: tuple[str, ...]
-    key_points: tuple[str, ...]
-    answer: str | None
-    sealed: str | None
-    state: SM2State
-    due: date | None
-    retired: bool = False
-
-    @property
-    def locked(self) -> bool:
-        return self.answer is None
-
-    @property
-    def topic(self) -> str:
-        return self.tags[0] if self.tags else ""
-
-
-@dataclass(frozen=True, slots=True)
-class DeckSummary:
-    """Counts for the home screen and ``infracards status``."""
-
-    deck_id: str
-    title: str
-    version: int
-    total: int
-    new: int
-    new_today: int
-    """New cards the review will show today: the daily limit less those already begun."""
-    due: int
-    locked: int
-    reviews_today: int
-    sealed: bool
-
-
-@dataclass(frozen=True, slots=True)
-class SyncReport:
-    """What loading a deck file changed, so the user can be told."""
-
-    deck_id: str
-    version: int
-    created: bool
-    added: tuple[str, ...] = ()
-    updated: tuple[str, ...] = ()
-    retired: tuple[str, ...] = ()
-    restored: tuple[str, ...] = ()
-
-    @property
-    def changed(self) -> bool:
-        return self.created or bool(self.added or self.updated or self.retired or self.restored)
-
-
-@dataclass(frozen=True, slots=True)
-class BrowseRow:
-    """One line of the browse table."""
-
-    pk: int
-    deck_id: str
-    card_id: str
-    prompt: str
-    tags: tuple[str, ...]
-    easiness: Decimal
-    interval: int
-    due: date | None
-    reviews: int
-    locked: bool
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewEntry:
-    """One logged grade, for the card history and undo."""
-
-    review_id: int
-    card_pk: int
-    reviewed_at: datetime
-    study_day: date
-    grade: int
-    drill: bool
-    duration_ms: int
-    interval_after: int
-
-
-@dataclass(frozen=True, slots=True)
-class StudyPrefs:
-    """Queue settings; stored in the ``setting`` table."""
-
-    new_per_day: int = 10
-    rollover_hour: int = 4
-    """The study day starts at this local hour (Anki's default is 4:00 too)."""
-    study_locked: bool = True
-    """Locked cards can be studied question-only, grading yourself from memory."""
-
-
-PREF_KEYS = {
-    "new_per_day": "new-per-day",
-    "rollover_hour": "rollover-hour",
-    "study_locked": "study-locked",
-}
 
 
 _CARD_STATE: Table = CardState.__table__  # type: ignore[attr-defined]
@@ -140,39 +42,19 @@ _STUDY_SESSION: Table = StudySession.__table__  # type: ignore[attr-defined]
 _REVIEW: Table = Review.__table__  # type: ignore[attr-defined]
 _CARD_LABEL = (_CARD.c.id, _CARD.c.deck_id, _CARD.c.card_id, _CARD.c.prompt, _CARD.c.tags)
 """What names a card on screen: its key, deck, id, prompt and tags."""
-# The card on screen after each grade: one query instead of two ORM loads.
-_LOAD_CARD = (
-    select(
-        *_CARD_LABEL,
-        _CARD.c.key_points,
-        _CARD.c.answer,
-        _CARD.c.sealed,
-        _CARD.c.retired,
-        _CARD_STATE.c.easiness_centi,
-        _CARD_STATE.c.repetitions,
-        _CARD_STATE.c.interval,
-        _CARD_STATE.c.due,
-    )
-    .join_from(_CARD, _CARD_STATE, _CARD_STATE.c.card == _CARD.c.id)
-    .where(_CARD.c.id == bindparam("pk"))
-)
-
-
-def _record(card: Card, state: CardState) -> CardRecord:
-    assert card.id is not None
-    return CardRecord(
-        pk=card.id,
-        deck_id=card.deck_id,
-        card_id=card.card_id,
-        prompt=card.prompt,
-        tags=tuple(card.tags.split()),
-        key_points=tuple(json.loads(card.key_points)),
-        answer=card.answer,
-        sealed=card.sealed,
-        state=stored_state(state.easiness_centi, state.repetitions, state.interval),
-        due=state.due,
-        retired=card.retired,
-    )
+# A card with its state (the one on screen after each grade): one query, no ORM load.
+_LOAD_CARD = select(
+    *_CARD_LABEL,
+    _CARD.c.key_points,
+    _CARD.c.answer,
+    _CARD.c.sealed,
+    _CARD.c.retired,
+    _CARD_STATE.c.easiness_centi,
+    _CARD_STATE.c.repetitions,
+    _CARD_STATE.c.interval,
+    _CARD_STATE.c.due,
+).join_from(_CARD, _CARD_STATE, _CARD_STATE.c.card == _CARD.c.id)
+_LOAD_CARD_BY_PK = _LOAD_CARD.where(_CARD.c.id == bindparam("pk"))
 
 
 # --- decks -------------------------------------------------------------------------------------
@@ -364,10 +246,25 @@ def deck_lock(session: Session, *, deck_id: str) -> tuple[int, str | None, str |
 
 
 def load_card(session: Session, *, pk: int) -> CardRecord:
-    row = session.connection().execute(_LOAD_CARD, {"pk": pk}).first()
-    if row is None:
+    row = session.connection().execute(_LOAD_CARD_BY_PK, {"pk": pk})
+    record = next(map(_card_record, row), None)
+    if record is None:
         raise LookupError(pk)
-    (_, deck_id, card_id, prompt, tags, key_points, answer, sealed, retired) = row[:9]
+    return record
+
+
+def find_card(session: Session, *, card_id: str, deck_id: str | None = None) -> list[CardRecord]:
+    """Cards with this card id (one per deck that has it)."""
+    query = _LOAD_CARD.where(_CARD.c.card_id == card_id)
+    if deck_id is not None:
+        query = query.where(_CARD.c.deck_id == deck_id)
+    rows = session.connection().execute(query.order_by(_CARD.c.deck_id))
+    return [_card_record(row) for row in rows]
+
+
+def _card_record(row: Any) -> CardRecord:
+    """A ``_LOAD_CARD`` row as the record screens and the CLI show."""
+    (pk, deck_id, card_id, prompt, tags, key_points, answer, sealed, retired) = row[:9]
     easiness_centi, repetitions, interval, due = row[9:]
     return CardRecord(
         pk=pk,
@@ -382,18 +279,6 @@ def load_card(session: Session, *, pk: int) -> CardRecord:
         due=due,
         retired=retired,
     )
-
-
-def find_card(session: Session, *, card_id: str, deck_id: str | None = None) -> list[CardRecord]:
-    """Cards with this card id (one per deck that has it)."""
-    query = (
-        select(Card, CardState)
-        .join(CardState, col(CardState.card) == Card.id)
-        .where(Card.card_id == card_id)
-    )
-    if deck_id is not None:
-        query = query.where(Card.deck_id == deck_id)
-    return [_record(card, state) for card, state in session.exec(query.order_by(Card.deck_id))]
 
 
 _CARD_ID_SPANS = text(
@@ -736,18 +621,6 @@ def sealed_decks(session: Session) -> list[str]:
     return list(
         session.exec(select(Deck.id).where(col(Deck.lock_header).is_not(None)).order_by(Deck.id))
     )
-
-
-@dataclass(frozen=True, slots=True)
-class WeakCard:
-    """A reviewed card that keeps slipping: low EF and lapses (grades below 3)."""
-
-    deck_id: str
-    card_id: str
-    prompt: str
-    easiness: Decimal
-    lapses: int
-    due: date | None
 
 
 def weakest_cards(

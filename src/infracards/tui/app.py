@@ -25,7 +25,7 @@ from infracards.tui.screens.home import HomeScreen
 from infracards.tui.screens.review import ReviewScreen
 
 if TYPE_CHECKING:
-    from infracards.unlock import OpenedRelease
+    from infracards.services.unlock import OpenedRelease
 
 # Browse, statistics and the unlock dialog (with `cryptography`) are imported when first opened:
 # the first card is drawn sooner without them.
@@ -174,7 +174,7 @@ class InfracardsApp(App[None]):
     @work(thread=True, exclusive=True, group="saved-keys")
     def open_saved_keys(self) -> None:
         """One KDF per unlocked deck (~0.15 s each), in a worker, once the app is on screen."""
-        from infracards import unlock
+        from infracards.services import unlock
 
         opened, notices = unlock.open_saved_keys(self.context.engine, self.context.home)
         self.call_from_thread(self._answers_opened, opened, notices)

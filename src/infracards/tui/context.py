@@ -9,11 +9,12 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from infracards.answers import AnswerBook
 from infracards.errors import InfracardsError
+from infracards.records import CardRecord, StudyPrefs
+from infracards.services.answers import AnswerBook
+from infracards.services.study import study_day_now
 from infracards.store.db import transaction
-from infracards.store.queries import CardRecord, StudyPrefs, load_prefs
-from infracards.study import study_day_now
+from infracards.store.queries import load_prefs
 from infracards.tui.widgets.card_view import RenderedLines, render_answer
 
 LOCK_NOTICE = "🔒 This answer is sealed. Press k to unlock it with your card key (卡密)."

@@ -13,8 +13,8 @@ from textual.widgets import Input, Label, Static
 from infracards.errors import InfracardsError, KeyFormatError
 from infracards.seal import parse_license_key
 from infracards.seal.license_key import KEY_SYMBOLS, key_symbols
+from infracards.services.unlock import OpenedRelease, unlock_deck
 from infracards.tui.context import AppContext
-from infracards.unlock import OpenedRelease, unlock_deck
 
 
 def key_feedback(typed: str) -> tuple[str, bool]:

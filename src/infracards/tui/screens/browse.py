@@ -14,14 +14,9 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Select
 
 from infracards.errors import InfracardsError
+from infracards.records import BrowseRow, CardRecord
 from infracards.store.db import transaction
-from infracards.store.queries import (
-    BrowseRow,
-    CardRecord,
-    browse_rows,
-    cards_whose_answer_has,
-    load_card,
-)
+from infracards.store.queries import browse_rows, cards_whose_answer_has, load_card
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.screens.card import CardScreen

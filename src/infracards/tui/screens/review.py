@@ -16,18 +16,23 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from infracards.errors import InfracardsError
+from infracards.records import CardRecord, StudyPrefs
 from infracards.scheduler import StudyQueue, study_day
+from infracards.services.study import (
+    CHECKPOINT_EVERY,
+    Graded,
+    grade_card,
+    next_intervals,
+    undo_grade,
+)
 from infracards.store.db import checkpoint, transaction
 from infracards.store.queries import (
-    CardRecord,
-    StudyPrefs,
     build_queue,
     end_session,
     load_card,
     load_queue_page,
     start_session,
 )
-from infracards.study import CHECKPOINT_EVERY, Graded, grade_card, next_intervals, undo_grade
 from infracards.tui.context import AppContext, PreparedAnswer, prepare
 from infracards.tui.messages import AnswersOpened, UnlockRequested
 from infracards.tui.widgets.card_view import CardView

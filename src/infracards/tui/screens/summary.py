@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from infracards.scheduler import GRADE_MEANINGS
-from infracards.study import Graded
+from infracards.services.study import Graded
 
 
 @dataclass(frozen=True, slots=True)

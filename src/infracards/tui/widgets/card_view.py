@@ -23,7 +23,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
-from infracards.answers import Answer
+from infracards.records import Answer
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown

@@ -10,8 +10,9 @@ from sqlalchemy import Engine
 from infracards.errors import DeckError
 from infracards.files import file_digest, read_deck_bytes
 from infracards.paths import builtin_deck_path
+from infracards.records import SyncReport
 from infracards.store.db import transaction
-from infracards.store.queries import SyncReport, deck_origin, deck_with_digest, sync_deck
+from infracards.store.queries import deck_origin, deck_with_digest, sync_deck
 
 if TYPE_CHECKING:
     from infracards.deck import Deck

@@ -6,22 +6,13 @@ Decrypted answers are never written anywhere: not the database, not a cache, not
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from infracards.errors import DeckCorruptedError
-from infracards.store.queries import CardRecord
+from infracards.records import Answer, CardRecord
 
 if TYPE_CHECKING:
-    from infracards.unlock import OpenedRelease
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    """An answer ready to show: Markdown plus the key points for self-grading."""
-
-    markdown: str
-    key_points: tuple[str, ...]
+    from infracards.services.unlock import OpenedRelease
 
 
 class AnswerBook:

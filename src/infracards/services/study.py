@@ -8,10 +8,11 @@ from datetime import UTC, date, datetime, timedelta
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from infracards.records import CardRecord
 from infracards.scheduler import SM2State, review, study_day
 from infracards.store.db import transaction, write_connection
 from infracards.store.grading import load_state, log_review, replace_state, write_state
-from infracards.store.queries import CardRecord, load_card, load_prefs, undo_review
+from infracards.store.queries import load_card, load_prefs, undo_review
 
 CHECKPOINT_EVERY = 20
 """Grades between two write-ahead log checkpoints taken off the grading path (~260 log pages)."""

@@ -1,0 +1,1 @@
+"""Use cases with no Textual: what the CLI and the app call."""
