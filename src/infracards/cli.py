@@ -267,7 +267,8 @@ def read_key(args: argparse.Namespace) -> str:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    from infracards.store.stats import compute_stats, stats_document, stats_report
+    from infracards.services.formatting import stats_document, stats_report
+    from infracards.store.stats import compute_stats
 
     engine = open_home()
     with transaction(engine) as session:

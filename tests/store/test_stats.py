@@ -26,6 +26,7 @@ from rich.cells import cell_len
 from sqlalchemy import Engine, text, update
 from sqlmodel import col
 
+from infracards.services.formatting import stats_document, stats_report
 from infracards.services.library import add_deck
 from infracards.services.report import write_report
 from infracards.store import stats as stats_module
@@ -39,8 +40,6 @@ from infracards.store.stats import (
     compute_stats,
     count_quartiles,
     shade_level,
-    stats_document,
-    stats_report,
 )
 from tests.conftest import grade_by_id
 

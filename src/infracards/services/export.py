@@ -15,16 +15,22 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import IO, Any
 
-from sqlalchemy import insert, update
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from infracards import __version__
 from infracards.errors import InfracardsError, ProgressError
 from infracards.scheduler import SM2State, replay
-from infracards.store.db import session_connection
-from infracards.store.grading import to_centi
-from infracards.store.models import Card, Deck, Review
-from infracards.store.queries import set_card_state
+from infracards.store.progress import (
+    add_reviews,
+    card_keys,
+    card_log,
+    card_rows,
+    deck_headers,
+    is_loaded,
+    logged_times,
+    review_rows,
+    store_replay,
+)
 
 PROGRESS_FORMAT = "infracards-progress/v1"
 CHUNK = 5000
@@ -66,31 +72,6 @@ def _day(value: date | None) -> str | None:
     return value.isoformat() if value else None
 
 
-# Exports read plain SQL rows: values stay the strings and integers SQLite holds, skipping
-# the ORM and type decorators that tripled the time of a 1M-review export.
-_REVIEWS_SQL = """
-SELECT c.deck_id, c.card_id, r.reviewed_at, r.study_day, r.grade, r.drill, r.duration_ms,
-       r.easiness_centi_before, r.repetitions_before, r.interval_before, r.due_before,
-       r.easiness_centi_after, r.repetitions_after, r.interval_after, r.due_after
-FROM review r JOIN card c ON c.id = r.card
-WHERE (:deck IS NULL OR c.deck_id = :deck) AND (:since IS NULL OR r.study_day >= :since)
-ORDER BY c.deck_id, r.reviewed_at, r.id
-"""
-_CARDS_SQL = """
-SELECT c.card_id, c.prompt, c.tags, c.answer IS NULL, c.retired,
-       s.easiness_centi, s.repetitions, s.interval, s.due, s.last_review_at
-FROM card c JOIN cardstate s ON s.card = c.id
-WHERE c.deck_id = :deck ORDER BY c.position, c.id
-"""
-
-
-def _review_rows(session: Session, *, deck_id: str | None, since: date | None) -> Iterator[Any]:
-    """Review rows in deck and time order, streamed from the sqlite3 cursor itself (memory
-    stays flat; SQLAlchemy's row objects cost ~0.25 s more per million)."""
-    params = {"deck": deck_id, "since": _day(since)}
-    yield from session_connection(session).execute(_REVIEWS_SQL, params)
-
-
 def review_entry(row: Any) -> dict[str, Any]:
     """One review of the log as the progress document holds it (a million of these are built
     per export, so the row is unpacked once and both states are built inline)."""
@@ -114,18 +95,25 @@ def review_entry(row: Any) -> dict[str, Any]:
 
 
 def _decks(session: Session, deck_id: str | None) -> list[tuple[str, str, int]]:
-    query = select(Deck.id, Deck.title, Deck.version).order_by(col(Deck.id))
-    if deck_id is not None:
-        query = query.where(Deck.id == deck_id)
-    decks = [(row[0], row[1], row[2]) for row in session.exec(query)]
+    decks = deck_headers(session, deck_id=deck_id)
     if deck_id is not None and not decks:
         raise InfracardsError(f"no deck {deck_id!r} is loaded; see `infracards deck list`")
     return decks
 
 
 def _card_entries(session: Session, deck_id: str) -> Iterator[dict[str, Any]]:
-    rows = session.connection().exec_driver_sql(_CARDS_SQL, {"deck": deck_id})
-    for card_id, prompt, tags, locked, retired, easiness, repetitions, interval, due, last in rows:
+    for (
+        card_id,
+        prompt,
+        tags,
+        locked,
+        retired,
+        easiness,
+        repetitions,
+        interval,
+        due,
+        last,
+    ) in card_rows(session, deck_id=deck_id):
         yield {
             "card_id": card_id,
             "prompt": prompt,
@@ -159,7 +147,7 @@ def write_json(
         "filters": {"deck": deck_id, "since": _day(since)},
     }
     out.write(dumps(header)[:-1] + ', "decks": [')
-    reviews = _review_rows(session, deck_id=deck_id, since=since)
+    reviews = review_rows(session, deck_id=deck_id, since=since)
     pending = next(reviews, None)
     for index, (deck, title, version) in enumerate(_decks(session, deck_id)):
         meta = {"id": deck, "title": title, "version": version}
@@ -183,7 +171,7 @@ def write_csv(
     _decks(session, deck_id)
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for row in _review_rows(session, deck_id=deck_id, since=since):
+    for row in review_rows(session, deck_id=deck_id, since=since):
         deck, card_id, at, day, grade, drill, duration = row[:7]
         writer.writerow(
             (
@@ -295,29 +283,21 @@ def import_document(
         if only_deck is not None and deck_id != only_deck:
             continue
         where = f"{source}: decks[{d_index}]"
-        if session.get(Deck, deck_id) is None:
+        if not is_loaded(session, deck_id=deck_id):
             raise _fail(
                 where,
                 f"deck {deck_id!r} is not loaded here; run `infracards deck add` first,"
                 " or import the other decks alone with --deck",
             )
         decks.append(deck_id)
-        cards = {
-            card.card_id: card.id
-            for card in session.exec(select(Card).where(Card.deck_id == deck_id))
-            if card.id is not None
-        }
+        cards = card_keys(session, deck_id=deck_id)
         for c_index, card in enumerate(_field(deck, "cards", list, where)):
             card_id = _field(card, "card_id", str, f"{where}.cards[{c_index}]")
             if card_id not in cards:
                 raise _fail(f"{where}.cards[{c_index}]", f"no card {card_id!r} in deck {deck_id}")
         existing = {
-            (row[0], row[1].astimezone(UTC))
-            for row in session.exec(
-                select(Review.card, Review.reviewed_at).where(
-                    col(Review.card).in_(list(cards.values()))
-                )
-            )
+            (pk, moment.astimezone(UTC))
+            for pk, moment in logged_times(session, card_pks=cards.values())
         }
         new_rows = []
         for r_index, entry in enumerate(_field(deck, "reviews", list, where)):
@@ -343,18 +323,11 @@ def import_document(
                     "grade": grade,
                     "drill": _field(entry, "drill", bool, at),
                     "duration_ms": max(0, duration),
-                    # Placeholders: replay below writes the real before/after states.
-                    "easiness_centi_before": 250,
-                    "repetitions_before": 0,
-                    "interval_before": 0,
-                    "easiness_centi_after": 250,
-                    "repetitions_after": 0,
-                    "interval_after": 0,
                 }
             )
             touched.add(pk)
         if new_rows:
-            session.execute(insert(Review), new_rows)
+            add_reviews(session, new_rows)
             added += len(new_rows)
     for pk in sorted(touched):
         replay_card(session, card_pk=pk)
@@ -366,25 +339,6 @@ def import_document(
 
 def replay_card(session: Session, *, card_pk: int) -> SM2State:
     """Recompute a card's state (and each review's before/after) from its log, oldest first."""
-    log = select(Review).where(Review.card == card_pk)
-    rows = session.exec(log.order_by(col(Review.reviewed_at), col(Review.id))).all()
-    state, due = SM2State(), None
-    for row, step in zip(rows, replay((r.grade, r.drill, r.study_day) for r in rows), strict=True):
-        session.execute(
-            update(Review)
-            .where(col(Review.id) == row.id)
-            .values(
-                easiness_centi_before=to_centi(step.before.easiness),
-                repetitions_before=step.before.repetitions,
-                interval_before=step.before.interval,
-                due_before=step.due_before,
-                easiness_centi_after=to_centi(step.after.easiness),
-                repetitions_after=step.after.repetitions,
-                interval_after=step.after.interval,
-                due_after=step.due_after,
-            )
-        )
-        state, due = step.after, step.due_after
-    last = rows[-1].reviewed_at if rows else None
-    set_card_state(session, card_pk=card_pk, state=state, due=due, last_review_at=last)
-    return state
+    log = card_log(session, card_pk=card_pk)
+    steps = replay((review.grade, review.drill, review.study_day) for review in log)
+    return store_replay(session, card_pk=card_pk, log=log, steps=steps)

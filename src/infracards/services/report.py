@@ -11,8 +11,9 @@ from typing import IO
 
 from sqlmodel import Session
 
+from infracards.services.formatting import ef_text, percent, plural
 from infracards.store.queries import weakest_cards
-from infracards.store.stats import compute_stats, plural
+from infracards.store.stats import compute_stats
 
 
 def _row(*cells: object) -> str:
@@ -36,16 +37,22 @@ def write_report(
         f"- Reviews in the last year: {reviewed}\n"
         f"- Streak: {plural(stats.current_streak, 'day')} now,"
         f" longest {plural(stats.longest_streak, 'day')}\n"
-        f"- Average EF: {totals.average_ef if totals.average_ef is not None else '—'}\n\n"
+        f"- Average EF: {ef_text(totals.average_ef)}\n\n"
     )
     out.write("## Mastery per topic\n\n")
     out.write(
         _row("Topic", "Cards", "Reviewed", "Retention", "Avg EF") + _row("---", *["---:"] * 4)
     )
     for tag in stats.by_tag:
-        retention = f"{tag.passed / tag.reviews:.0%}" if tag.reviews else "—"
-        ef = tag.average_ef if tag.average_ef is not None else "—"
-        out.write(_row(_cell(tag.tag), tag.cards, tag.reviewed_cards, retention, ef))
+        out.write(
+            _row(
+                _cell(tag.tag),
+                tag.cards,
+                tag.reviewed_cards,
+                percent(tag.reviews, tag.passed),
+                ef_text(tag.average_ef),
+            )
+        )
     out.write("\n## Weakest cards\n\n")
     weak = weakest_cards(session, deck_id=deck_id)
     if not weak:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
-from decimal import Decimal
+from datetime import timedelta
 
 from textual import work
 from textual.app import ComposeResult
@@ -12,32 +11,22 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from infracards.scheduler.sm2 import PASSING_GRADE
-from infracards.store.db import transaction
-from infracards.store.stats import (
-    DAILY_DAYS,
-    FORECAST_DAYS,
-    HEATMAP_DAYS,
-    Stats,
-    compute_stats,
-    count_quartiles,
-    plural,
-    shade_level,
+from infracards.services.formatting import (
+    ef_text,
+    forecast_title,
+    heatmap_levels,
+    heatmap_title,
+    percent,
+    retention_title,
+    short_date,
+    streak_line,
+    topics_title,
+    totals_line,
 )
+from infracards.store.db import transaction
+from infracards.store.stats import HEATMAP_DAYS, Stats, compute_stats
 from infracards.tui.context import AppContext
 from infracards.tui.widgets.charts import BarChart, BarRow, Heatmap, RatioBars
-
-
-def percent(reviews: int, passed: int) -> str:
-    return f"{round(100 * passed / reviews)}%" if reviews else "–"
-
-
-def short_date(day: date) -> str:
-    return f"{day:%b} {day.day}"
-
-
-def ef_text(easiness: Decimal | None) -> str:
-    return f"{easiness:.2f}" if easiness is not None else "–"
 
 
 class StatsScreen(Screen[None]):
@@ -95,44 +84,24 @@ class StatsScreen(Screen[None]):
         self.query_one(f"#stats-{section}-title", Static).update(text)
 
     def _show_summary(self, stats: Stats) -> None:
-        totals = stats.totals
         self.query_one("#stats-summary", Static).update(
-            f"{plural(totals.cards, 'card')} ({totals.reviewed_cards} reviewed) · "
-            f"{plural(totals.reviews, 'review')} · average EF {ef_text(totals.average_ef)}\n"
-            f"Streak {plural(stats.current_streak, 'day')} · "
-            f"longest {plural(stats.longest_streak, 'day')}"
+            f"{totals_line(stats)}\n{streak_line(stats)}"
         )
 
     def _show_heatmap(self, stats: Stats) -> None:
-        year = sum(count for _, count in stats.heatmap)
-        self._title(
-            "heatmap",
-            f"Reviews per day: {year} in the last {HEATMAP_DAYS} days, "
-            f"on {plural(len(stats.heatmap), 'day')}",
-        )
-        quartiles = count_quartiles(count for _, count in stats.heatmap)
+        self._title("heatmap", heatmap_title(stats))
         self.query_one(Heatmap).show(
-            {day: shade_level(count, quartiles) for day, count in stats.heatmap},
+            heatmap_levels(stats),
             first=stats.today - timedelta(days=HEATMAP_DAYS - 1),
             last=stats.today,
         )
 
     def _show_forecast(self, stats: Stats) -> None:
-        due = [count for _, count in stats.forecast]
-        self._title(
-            "forecast",
-            f"Due in the next {FORECAST_DAYS} days: {sum(due)} ({due[0]} today, overdue included)",
-        )
+        self._title("forecast", forecast_title(stats))
         self.query_one(BarChart).show([(short_date(day), n) for day, n in stats.forecast])
 
     def _show_retention(self, stats: Stats) -> None:
-        reviews = sum(n for _, n, _ in stats.retention_daily)
-        passed = sum(p for _, _, p in stats.retention_daily)
-        self._title(
-            "weekly",
-            f"Retention by week, grade ≥ {PASSING_GRADE} without drills "
-            f"(last {DAILY_DAYS} days: {percent(reviews, passed)} of {reviews})",
-        )
+        self._title("weekly", retention_title(stats))
         self.query_one("#stats-weekly", RatioBars).show(
             BarRow(f"{monday:%b} {monday.day:>2}", p / n, f"{percent(n, p):>4} of {n}")
             if n
@@ -141,9 +110,7 @@ class StatsScreen(Screen[None]):
         )
 
     def _show_topics(self, stats: Stats) -> None:
-        self._title(
-            "tags", f"Topics: retention since {short_date(stats.tags_since)} and average EF"
-        )
+        self._title("tags", topics_title(stats))
         self.query_one("#stats-tags", RatioBars).show(
             BarRow(
                 tag.tag,

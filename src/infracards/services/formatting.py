@@ -1,0 +1,238 @@
+"""Text for people: one place that turns the store's numbers into words, for the CLI, the app
+and the Markdown report alike (so "on 1 day" is written once)."""
+
+from __future__ import annotations
+
+import unicodedata
+from datetime import date, timedelta
+from decimal import Decimal
+from typing import Any
+
+from infracards.scheduler.sm2 import PASSING_GRADE
+from infracards.store.stats import (
+    DAILY_DAYS,
+    FORECAST_DAYS,
+    HEATMAP_DAYS,
+    Stats,
+    count_quartiles,
+    shade_level,
+)
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 day``, ``2 days`` (every count the statistics print goes through this)."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def percent(reviews: int, passed: int) -> str:
+    """A pass rate as a whole percentage, or an en dash when nothing was graded."""
+    return f"{round(100 * passed / reviews)}%" if reviews else "–"
+
+
+def ef_text(easiness: Decimal | None) -> str:
+    return f"{easiness:.2f}" if easiness is not None else "–"
+
+
+def short_date(day: date) -> str:
+    return f"{day:%b} {day.day}"
+
+
+def clip(text: str, cells: int) -> str:
+    """Cut and pad to ``cells`` terminal columns (CJK characters take two)."""
+    out, used = "", 0
+    for char in text:
+        width = 2 if unicodedata.east_asian_width(char) in "WF" else 1
+        if used + width > cells:
+            break
+        out, used = out + char, used + width
+    return out + " " * (cells - used)
+
+
+# --- statistics: the headings the app and `infracards stats` share ------------------------------
+
+
+def totals_line(stats: Stats) -> str:
+    totals = stats.totals
+    return (
+        f"{plural(totals.cards, 'card')} ({totals.reviewed_cards} reviewed) · "
+        f"{plural(totals.reviews, 'review')} · average EF {ef_text(totals.average_ef)}"
+    )
+
+
+def streak_line(stats: Stats) -> str:
+    return (
+        f"Streak {plural(stats.current_streak, 'day')} · "
+        f"longest {plural(stats.longest_streak, 'day')}"
+    )
+
+
+def heatmap_title(stats: Stats) -> str:
+    year = sum(count for _, count in stats.heatmap)
+    return (
+        f"Reviews per day: {year} in the last {HEATMAP_DAYS} days, "
+        f"on {plural(len(stats.heatmap), 'day')}"
+    )
+
+
+def forecast_title(stats: Stats) -> str:
+    due = [count for _, count in stats.forecast]
+    return f"Due in the next {FORECAST_DAYS} days: {sum(due)} ({due[0]} today, overdue included)"
+
+
+def retention_title(stats: Stats) -> str:
+    reviews = sum(n for _, n, _ in stats.retention_daily)
+    passed = sum(p for _, _, p in stats.retention_daily)
+    return (
+        f"Retention by week, grade ≥ {PASSING_GRADE} without drills "
+        f"(last {DAILY_DAYS} days: {percent(reviews, passed)} of {reviews})"
+    )
+
+
+def topics_title(stats: Stats) -> str:
+    return f"Topics: retention since {short_date(stats.tags_since)} and average EF"
+
+
+def heatmap_levels(stats: Stats) -> dict[date, int]:
+    """Each studied day's shade, 1–4 by quartile of the days studied."""
+    quartiles = count_quartiles(count for _, count in stats.heatmap)
+    return {day: shade_level(count, quartiles) for day, count in stats.heatmap}
+
+
+def _rate(reviews: int, passed: int) -> float | None:
+    return round(passed / reviews, 4) if reviews else None
+
+
+def _ef(value: Decimal | None) -> float | None:
+    return float(value) if value is not None else None
+
+
+def stats_document(stats: Stats) -> dict[str, Any]:
+    """The statistics as JSON-ready data: ISO dates, rates as floats rounded to 4 places."""
+    totals = stats.totals
+    return {
+        "today": stats.today.isoformat(),
+        "deck": stats.deck_id,
+        "totals": {
+            "cards": totals.cards,
+            "reviewed_cards": totals.reviewed_cards,
+            "reviews": totals.reviews,
+            "average_ef": _ef(totals.average_ef),
+        },
+        "streak": {"current": stats.current_streak, "longest": stats.longest_streak},
+        "heatmap": [{"day": day.isoformat(), "reviews": n} for day, n in stats.heatmap],
+        "forecast": [{"day": day.isoformat(), "due": n} for day, n in stats.forecast],
+        "retention": {
+            "passing_grade": PASSING_GRADE,
+            "daily": [
+                {"day": day.isoformat(), "reviews": n, "passed": p, "rate": _rate(n, p)}
+                for day, n, p in stats.retention_daily
+            ],
+            "weekly": [
+                {"week": monday.isoformat(), "reviews": n, "passed": p, "rate": _rate(n, p)}
+                for monday, n, p in stats.retention_weekly
+            ],
+        },
+        "tags": {
+            "reviews_since": stats.tags_since.isoformat(),
+            "topics": [
+                {
+                    "tag": tag.tag,
+                    "cards": tag.cards,
+                    "reviewed_cards": tag.reviewed_cards,
+                    "reviews": tag.reviews,
+                    "passed": tag.passed,
+                    "rate": _rate(tag.reviews, tag.passed),
+                    "average_ef": _ef(tag.average_ef),
+                }
+                for tag in stats.by_tag
+            ],
+        },
+    }
+
+
+_SHADES = "·░▒▓█"
+_SPARK = " ▁▂▃▄▅▆▇█"
+_WEEKDAYS = ("Mon", "", "Wed", "", "Fri", "", "Sun")
+_BAR = 20
+
+
+def _aligned_percent(reviews: int, passed: int) -> str:
+    return f"{percent(reviews, passed):>4}"
+
+
+def _bar(share: float, width: int = _BAR) -> str:
+    filled = round(share * width)
+    return "█" * filled + "░" * (width - filled)
+
+
+def stats_report(stats: Stats) -> str:
+    """The statistics as plain text for a terminal, at most 80 columns wide."""
+    totals = stats.totals
+    scope = f"deck {stats.deck_id}" if stats.deck_id else "all decks"
+    year = sum(n for _, n in stats.heatmap)
+    lines = [
+        f"Study statistics · {scope} · study day {stats.today.isoformat()}",
+        "",
+        f"Cards      {totals.cards} active, {totals.reviewed_cards} reviewed,"
+        f" average EF {ef_text(totals.average_ef)}",
+        f"Reviews    {totals.reviews} in all, {year} in the last {HEATMAP_DAYS} days"
+        f" on {plural(len(stats.heatmap), 'day')}",
+        f"Streak     {plural(stats.current_streak, 'day')} (longest {stats.longest_streak})",
+        "",
+        f"Reviews per day, last {HEATMAP_DAYS} days ({_SHADES[1:]} by quartile)",
+        *_calendar(stats),
+        "",
+    ]
+    counts = [n for _, n in stats.forecast]
+    peak = max(counts, default=0)
+    spark = "".join(_SPARK[-(-8 * n // peak)] if peak else " " for n in counts)
+    lines += [
+        f"Due in the next {FORECAST_DAYS} days: {sum(counts)} (today {counts[0]}, max {peak})",
+        f"  {spark}",
+        f"  ^{stats.today:%m-%d}{'':{FORECAST_DAYS - 12}}{stats.forecast[-1][0]:%m-%d}^",
+        "",
+    ]
+    month = [(n, p) for _, n, p in stats.retention_daily]
+    reviews, passed = sum(n for n, _ in month), sum(p for _, p in month)
+    lines += [
+        f"Retention by week, grade ≥ {PASSING_GRADE} without drills"
+        f" (last {DAILY_DAYS} days: {_aligned_percent(reviews, passed).strip()} of {reviews})",
+        *(
+            f"  {monday:%Y-%m-%d}  {_bar(p / n)} {_aligned_percent(n, p)} of {n}"
+            if n
+            else f"  {monday:%Y-%m-%d}  {'':{_BAR}}   no reviews"
+            for monday, n, p in stats.retention_weekly
+        ),
+        "",
+        f"Topics (reviews since {stats.tags_since.isoformat()})",
+        f"  {'tag':<20} {'cards':>5} {'reviews':>7} {'kept':>5} {'EF':>5}",
+    ]
+    for tag in stats.by_tag:
+        lines.append(
+            f"  {clip(tag.tag, 20)} {tag.cards:>5} {tag.reviews:>7}"
+            f" {_aligned_percent(tag.reviews, tag.passed):>5} {ef_text(tag.average_ef):>5}"
+        )
+    return "\n".join(lines)
+
+
+def _calendar(stats: Stats) -> list[str]:
+    """Month labels, then seven rows (Mon–Sun) by 53 weeks, the current week last."""
+    counts = dict(stats.heatmap)
+    quartiles = count_quartiles(counts.values())
+    weeks = HEATMAP_DAYS // 7 + 1
+    first = stats.today - timedelta(days=stats.today.weekday() + 7 * (weeks - 1))
+    oldest = stats.today - timedelta(days=HEATMAP_DAYS - 1)
+    mondays = [first + timedelta(weeks=week) for week in range(weeks)]
+    months = ""
+    for week, monday in enumerate(mondays):
+        if week == 0 or monday.month != mondays[week - 1].month:
+            months = months.ljust(week) + (f"{monday:%b}" if len(months) <= week else "")
+    rows = [f"      {months}".rstrip()]
+    for weekday, label in enumerate(_WEEKDAYS):
+        cells = []
+        for monday in mondays:
+            day = monday + timedelta(days=weekday)
+            inside = oldest <= day <= stats.today
+            cells.append(_SHADES[shade_level(counts.get(day, 0), quartiles)] if inside else " ")
+        rows.append(f"  {label:<4}{''.join(cells)}".rstrip())
+    return rows
