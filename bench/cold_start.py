@@ -44,7 +44,7 @@ FLOOR = "import time, textual.app, sqlmodel; print(time.time())"
 FIRST_CARD = textwrap.dedent(
     """
     import sys, time
-    from infracards.cli import open_home
+    from infracards.cli.common import open_home
     from infracards.scheduler import study_day
     from infracards.store.db import transaction
     from infracards.store.queries import build_queue, load_card, load_prefs
@@ -65,8 +65,10 @@ FIRST_CARD_IN_APP = textwrap.dedent(
     import asyncio, gc, sys, time
     gc.disable()  # what the `infracards` entry point does first (infracards.__main__.entry)
     import infracards.cli as cli
+    import infracards.cli.common as common
+    import infracards.cli.study as study
 
-    launch_app = cli.launch_app
+    launch_app = common.launch_app
 
     def headless(engine, *, start_review):
         # Patched in here, so Textual is imported where `infracards review` imports it.
@@ -92,8 +94,8 @@ FIRST_CARD_IN_APP = textwrap.dedent(
         app_module.InfracardsApp.run = lambda app: asyncio.run(run(app))
         return launch_app(engine, start_review=start_review)
 
-    cli.launch_app = headless
-    cli.require_terminal = lambda: None  # headless, as under Pilot: no terminal to check
+    study.launch_app = headless
+    common.require_terminal = lambda: None  # headless, as under Pilot: no terminal to check
     sys.exit(cli.main(["review", "--deck", sys.argv[1]]))
     """
 )

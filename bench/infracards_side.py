@@ -202,7 +202,7 @@ def unlock(home: Path) -> tuple[float, int]:
     Returns (seconds, answers opened). The unlock is the full production path: key checksum,
     lock header and slots, Argon2id, trial decryption of all answers, license written 0600.
     """
-    from infracards.cli import open_home
+    from infracards.cli.common import open_home
     from infracards.services.answers import AnswerBook
     from infracards.services.unlock import unlock_deck
     from infracards.store.db import transaction

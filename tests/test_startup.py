@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from infracards.cli import open_home
+from infracards.cli.common import open_home
 from infracards.paths import builtin_deck_path
 from infracards.records import StudyPrefs
 from infracards.services.library import ensure_builtin_deck
@@ -29,7 +29,7 @@ NOT_AT_START = ("alembic", "yaml", "cryptography", "argon2", "pygments", "rich.m
 
 FIRST_CARD = """
     import sys
-    from infracards.cli import open_home
+    from infracards.cli.common import open_home
     from infracards.scheduler import study_day
     from infracards.store.db import transaction
     from infracards.store.queries import build_queue, load_card, load_prefs
@@ -50,7 +50,7 @@ ORM_CONFIGURED = "<ORM mappers configured>"
 FIRST_CARD_IN_APP = f"""
     import asyncio, sys
     from infracards.services.answers import AnswerBook
-    from infracards.cli import open_home
+    from infracards.cli.common import open_home
     from infracards.paths import home
     from infracards.services.study import local_now
     import infracards.tui.app as app_module

@@ -11,7 +11,7 @@ import asyncio
 import random
 import sys
 
-from infracards.cli import open_home
+from infracards.cli.common import open_home
 from infracards.paths import home
 from infracards.services.answers import AnswerBook
 from infracards.services.study import local_now

@@ -15,7 +15,8 @@ import pytest
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import IntegrityError
 
-from infracards.cli import main, open_home
+from infracards.cli import main
+from infracards.cli.common import open_home
 from infracards.errors import StoreError
 from infracards.paths import database_path
 from infracards.services.answers import AnswerBook

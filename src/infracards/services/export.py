@@ -13,13 +13,17 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import IO, Any
 
+from sqlalchemy import Engine
 from sqlmodel import Session
 
 from infracards import __version__
 from infracards.errors import InfracardsError, ProgressError
-from infracards.scheduler import SM2State, replay
+from infracards.scheduler import SM2State, replay, study_day
+from infracards.services.library import require_deck
+from infracards.store.db import transaction
 from infracards.store.progress import (
     add_reviews,
     card_keys,
@@ -31,6 +35,7 @@ from infracards.store.progress import (
     review_rows,
     store_replay,
 )
+from infracards.store.queries import load_prefs
 
 PROGRESS_FORMAT = "infracards-progress/v1"
 CHUNK = 5000
@@ -342,3 +347,50 @@ def replay_card(session: Session, *, card_pk: int) -> SM2State:
     log = card_log(session, card_pk=card_pk)
     steps = replay((review.grade, review.drill, review.study_day) for review in log)
     return store_replay(session, card_pk=card_pk, log=log, steps=steps)
+
+
+EXPORT_FORMATS = ("json", "csv", "md")
+
+
+def export_progress(
+    engine: Engine,
+    out: IO[str],
+    *,
+    fmt: str,
+    now: datetime,
+    deck_id: str | None = None,
+    since: date | None = None,
+    bom: bool = False,
+) -> None:
+    """Write one export format to ``out``; an unknown deck is refused before anything is written."""
+    if deck_id is not None:
+        require_deck(engine, deck_id)
+    with transaction(engine) as session:
+        if fmt == "json":
+            write_json(session, out, now=now, deck_id=deck_id, since=since)
+        elif fmt == "csv":
+            if bom:
+                out.write("\ufeff")
+            write_csv(session, out, deck_id=deck_id, since=since)
+        else:
+            from infracards.services.report import write_report
+
+            today = study_day(now, rollover_hour=load_prefs(session).rollover_hour)
+            write_report(session, out, today=today, deck_id=deck_id)
+
+
+def read_progress(path: Path) -> dict[str, Any]:
+    """Read and check a progress file's envelope (before any store is opened)."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise InfracardsError(f"cannot read {path} ({error.strerror})") from None
+    return parse_document(data, source=str(path))
+
+
+def import_progress(
+    engine: Engine, document: dict[str, Any], *, source: str, only_deck: str | None = None
+) -> ImportReport:
+    """Merge a checked document in one write transaction (all or nothing)."""
+    with transaction(engine, write=True) as session:
+        return import_document(session, document, source=source, only_deck=only_deck)

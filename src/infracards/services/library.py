@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
-from infracards.errors import DeckError
+from infracards.errors import DeckError, InfracardsError
 from infracards.files import file_digest, read_deck_bytes
 from infracards.paths import builtin_deck_path
-from infracards.records import SyncReport
+from infracards.records import DeckSummary, SyncReport
+from infracards.scheduler import study_day
 from infracards.store.db import transaction
-from infracards.store.queries import deck_origin, deck_with_digest, sync_deck
+from infracards.store.queries import (
+    deck_ids,
+    deck_origin,
+    deck_summaries,
+    deck_with_digest,
+    load_prefs,
+    sync_deck,
+)
 
 if TYPE_CHECKING:
     from infracards.deck import Deck
@@ -83,3 +93,25 @@ def read_keyslots(deck: Deck) -> str | None:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise DeckError(f"{path}: invalid UTF-8") from None
+
+
+def require_deck(engine: Engine, deck_id: str) -> None:
+    """The check every command naming a deck makes first."""
+    with transaction(engine) as session:
+        if deck_id not in deck_ids(session):
+            raise InfracardsError(f"no deck {deck_id!r} is loaded; see `infracards deck list`")
+
+
+@dataclass(frozen=True, slots=True)
+class Overview:
+    """Every deck's counts on one study day (Home, `status`, `deck list`)."""
+
+    today: date
+    decks: tuple[DeckSummary, ...]
+
+
+def deck_overview(engine: Engine, *, now: datetime) -> Overview:
+    with transaction(engine) as session:
+        prefs = load_prefs(session)
+        today = study_day(now, rollover_hour=prefs.rollover_hour)
+        return Overview(today, tuple(deck_summaries(session, today=today, prefs=prefs)))

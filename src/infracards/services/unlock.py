@@ -8,7 +8,7 @@ license last.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -36,6 +36,8 @@ class OpenedRelease:
     deck_id: str
     release: int
     release_key: bytes
+    answers: int = 0
+    """How many sealed answers were trial-decrypted (by ``unlock_deck``; 0 for a stored key)."""
 
 
 def _stored_lock(engine: Engine, deck_id: str) -> tuple[int, str, str]:
@@ -96,7 +98,7 @@ def unlock_deck(engine: Engine, home: Path, *, deck_id: str, typed_key: str) -> 
         keys = {}  # a damaged license is replaced by this verified unlock
     keys[deck_id] = key.compact
     save_license(home, keys)
-    return opened
+    return replace(opened, answers=len(cards))
 
 
 def open_saved_keys(

@@ -1,0 +1,75 @@
+"""The ``infracards`` command: parse, call one service, print, return an exit code.
+
+Exit codes: 0 success, 1 user error (one line on stderr), 2 usage error. Each command group
+lives in its own module with its parser and its handlers; the handlers import the services
+they call, so `--version` and `--help` load neither SQLAlchemy nor Textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import gc
+import os
+import sys
+from collections.abc import Sequence
+
+from infracards import __version__
+from infracards.cli import decks, keys, progress, publish, study
+from infracards.cli.common import Handler
+from infracards.errors import InfracardsError
+
+GROUPS = (study, decks, progress, keys, publish)
+"""Command groups in the order `infracards --help` lists them."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _run(argv)
+    except UnicodeEncodeError as error:
+        if codecs.lookup(error.encoding).name != codecs.lookup(sys.stdout.encoding).name:
+            raise
+        print(
+            f"infracards: this terminal's encoding ({sys.stdout.encoding}) cannot show the deck's"
+            " Chinese text; use a UTF-8 locale (e.g. LANG=C.UTF-8) or set PYTHONIOENCODING=utf-8",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    handler: Handler = args.handler
+    if handler not in study.OPENS_APP:
+        gc.enable()  # paused by the entry point for start-up; only the app resumes it later
+    try:
+        return handler(args)
+    except InfracardsError as error:
+        print(f"infracards: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("infracards: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader (`| head`) went away: that is not an error. Silence the final flush too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="infracards",
+        description="Flashcards with exact SM-2 scheduling for LLM training-infrastructure "
+        "interviews. Without a command, opens the app.",
+        epilog="Data lives in $INFRACARDS_HOME (default: your user data folder).",
+    )
+    parser.add_argument("--version", action="version", version=f"infracards {__version__}")
+    parser.set_defaults(handler=study.run_app, deck=None)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    for group in GROUPS:
+        group.register(commands)
+    return parser

@@ -1,0 +1,88 @@
+"""Decks: `deck add`, `deck check` and `deck list`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from infracards.cli.common import open_home, print_json
+
+if TYPE_CHECKING:
+    from infracards.cli.common import Commands
+    from infracards.records import SyncReport
+
+
+def register(commands: Commands) -> None:
+    deck = commands.add_parser("deck", help="load, check and list decks")
+    deck_commands = deck.add_subparsers(title="deck commands", metavar="COMMAND", required=True)
+    add = deck_commands.add_parser("add", help="load or update a deck file (progress is kept)")
+    add.add_argument("path", type=Path, metavar="PATH")
+    add.set_defaults(handler=run_deck_add)
+    check = deck_commands.add_parser("check", help="validate a deck file without loading it")
+    check.add_argument("path", type=Path, metavar="PATH")
+    check.set_defaults(handler=run_deck_check)
+    listing = deck_commands.add_parser("list", help="list loaded decks")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.set_defaults(handler=run_deck_list)
+
+
+def run_deck_add(args: argparse.Namespace) -> int:
+    from infracards.services.library import add_deck
+
+    report = add_deck(open_home(), args.path)
+    print(describe_sync(report))
+    return 0
+
+
+def describe_sync(report: SyncReport) -> str:
+    """Tell the user what a deck load changed."""
+    if report.created:
+        return f"Loaded deck {report.deck_id} v{report.version}: {len(report.added)} cards."
+    if not report.changed:
+        return f"Deck {report.deck_id} v{report.version} is already up to date; nothing changed."
+    parts = [
+        f"{label} {len(ids)} ({', '.join(ids[:8])}{', …' if len(ids) > 8 else ''})"
+        for label, ids in (
+            ("added", report.added),
+            ("updated", report.updated),
+            ("retired", report.retired),
+            ("restored", report.restored),
+        )
+        if ids
+    ]
+    return (
+        f"Updated deck {report.deck_id} to v{report.version}: "
+        + "; ".join(parts)
+        + ". Progress kept."
+    )
+
+
+def run_deck_check(args: argparse.Namespace) -> int:
+    from infracards.deck import load_deck
+
+    deck = load_deck(args.path)
+    locked = sum(card.locked for card in deck.cards)
+    print(
+        f"{args.path}: ok — deck {deck.deck_id} v{deck.version}, "
+        f"{len(deck.cards)} cards ({locked} sealed)"
+    )
+    return 0
+
+
+def run_deck_list(args: argparse.Namespace) -> int:
+    from infracards.services.library import deck_overview
+    from infracards.services.study import local_now
+
+    summaries = deck_overview(open_home(), now=local_now()).decks
+    if args.json:
+        print_json(
+            [
+                {"id": s.deck_id, "title": s.title, "version": s.version, "cards": s.total}
+                for s in summaries
+            ]
+        )
+    else:
+        for s in summaries:
+            print(f"{s.deck_id}\tv{s.version}\t{s.total} cards\t{s.title}")
+    return 0

@@ -1,0 +1,73 @@
+"""Card keys: `unlock` and `lock`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from infracards.cli.common import open_home
+from infracards.errors import InfracardsError
+from infracards.paths import home
+
+if TYPE_CHECKING:
+    from infracards.cli.common import Commands
+
+
+def register(commands: Commands) -> None:
+    unlock = commands.add_parser(
+        "unlock",
+        help="open the sealed answers with your card key (卡密)",
+        description="Checks the card key completely (offline), then stores it in $INFRACARDS_HOME "
+        "(mode 0600). Without KEY, asks for it without echo.",
+    )
+    unlock.add_argument(
+        "key", nargs="*", metavar="KEY", help="the card key, e.g. 7K3QZ-… (spaces ok)"
+    )
+    unlock.add_argument("--deck", default="module03", help="deck id (default: module03)")
+    unlock.add_argument("--stdin", action="store_true", help="read the key from standard input")
+    unlock.add_argument("--status", action="store_true", help="show which decks are unlocked")
+    unlock.set_defaults(handler=run_unlock)
+
+    lock = commands.add_parser("lock", help="forget the stored card key of a deck")
+    lock.add_argument("--deck", default="module03", help="deck id (default: module03)")
+    lock.set_defaults(handler=run_lock)
+
+
+def read_key(args: argparse.Namespace) -> str:
+    """The card key from the argument, standard input, or a no-echo prompt (not argv history)."""
+    if args.key:
+        return " ".join(args.key)
+    if args.stdin:
+        return sys.stdin.readline(257).strip()
+    if not sys.stdin.isatty():
+        raise InfracardsError("no card key given: pass KEY, use --stdin, or run in a terminal")
+    import getpass
+
+    return getpass.getpass("Card key (卡密): ")
+
+
+def run_unlock(args: argparse.Namespace) -> int:
+    from infracards.seal import parse_license_key
+    from infracards.services.unlock import key_status, unlock_deck
+
+    if args.status:
+        for deck_id, status in key_status(open_home(), home()).items():
+            print(f"{deck_id}\t{status}")
+        return 0
+    typed = read_key(args)
+    masked = parse_license_key(typed).masked  # typos are caught before any file is opened
+    opened = unlock_deck(open_home(), home(), deck_id=args.deck, typed_key=typed)
+    print(
+        f"Unlocked {opened.deck_id} v{opened.release} with card key {masked}: "
+        f"{opened.answers} answers open."
+    )
+    return 0
+
+
+def run_lock(args: argparse.Namespace) -> int:
+    from infracards.seal import forget_license
+
+    forget_license(home(), args.deck)
+    print(f"Forgot the card key for {args.deck}; its sealed answers are locked again.")
+    return 0

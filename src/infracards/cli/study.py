@@ -1,0 +1,130 @@
+"""Studying: the app, `review`, `status`, `show` and `config`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from infracards.cli.common import launch_app, open_home, print_json
+from infracards.paths import home
+from infracards.records import PREF_KEYS
+
+if TYPE_CHECKING:
+    from infracards.cli.common import Commands
+
+
+def register(commands: Commands) -> None:
+    review = commands.add_parser("review", help="start reviewing today's cards in the app")
+    review.add_argument("--deck", default="module03", help="deck id (default: module03)")
+    review.set_defaults(handler=run_review)
+
+    status = commands.add_parser(
+        "status", help="cards, new, due today, locked and reviews today per deck"
+    )
+    status.add_argument("--json", action="store_true", help="print one JSON object")
+    status.set_defaults(handler=run_status)
+
+    show = commands.add_parser("show", help="print a card's prompt and answer as Markdown")
+    show.add_argument("card_id", metavar="CARD_ID", help="card id such as q05")
+    show.add_argument("--deck", help="deck id, when several decks have this card id")
+    show.set_defaults(handler=run_show)
+
+    config = commands.add_parser(
+        "config",
+        help="show or change study settings",
+        description="Settings: new-per-day (default 10), rollover-hour (0-23, default 4), "
+        "study-locked (yes/no, default yes: study sealed cards question-only).",
+    )
+    config.add_argument("key", nargs="?", choices=sorted(PREF_KEYS.values()), metavar="KEY")
+    config.add_argument("value", nargs="?", metavar="VALUE")
+    config.set_defaults(handler=run_config)
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """Open the app on the home screen."""
+    return launch_app(open_home(), start_review=None)
+
+
+def run_review(args: argparse.Namespace) -> int:
+    """Open the app straight into a review of one deck."""
+    from infracards.services.library import require_deck
+
+    engine = open_home()
+    require_deck(engine, args.deck)
+    return launch_app(engine, start_review=args.deck)
+
+
+def run_status(args: argparse.Namespace) -> int:
+    from infracards.services.library import deck_overview
+    from infracards.services.study import local_now
+    from infracards.services.unlock import key_status
+
+    engine = open_home()
+    overview = deck_overview(engine, now=local_now())
+    keys = key_status(engine, home())
+    if args.json:
+        decks = [
+            {
+                "id": s.deck_id,
+                "title": s.title,
+                "version": s.version,
+                "cards": s.total,
+                "new": s.new,
+                "new_today": s.new_today,
+                "due_today": s.due,
+                "locked": s.locked,
+                "unlocked": keys.get(s.deck_id) == "unlocked",
+                "reviews_today": s.reviews_today,
+            }
+            for s in overview.decks
+        ]
+        print_json({"today": overview.today.isoformat(), "decks": decks})
+        return 0
+    print(f"Study day {overview.today.isoformat()}")
+    for s in overview.decks:
+        print(
+            f"{s.deck_id}  {s.title}  v{s.version}\n"
+            f"  cards {s.total} · new {s.new} ({s.new_today} today) · due today {s.due}"
+            f" · sealed {s.locked}"
+            f" ({keys.get(s.deck_id, 'free')})"
+            f" · reviewed today {s.reviews_today}"
+        )
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from infracards.services.cards import lookup_card, open_answer
+
+    engine = open_home()
+    card = lookup_card(engine, card_id=args.card_id, deck_id=args.deck)
+    answer, notices = open_answer(engine, home(), card)
+    for notice in notices:
+        print(f"infracards: {notice}", file=sys.stderr)
+    print(f"# {card.card_id} · {' '.join(card.tags)}\n\n{card.prompt}\n")
+    if answer is None:
+        print(
+            "🔒 The answer is sealed: unlock it with `infracards unlock` and your card key (卡密)."
+        )
+        return 0
+    print(answer.markdown.rstrip())
+    if answer.key_points:
+        print("\n## 要点\n")
+        print("\n".join(f"- {point}" for point in answer.key_points))
+    return 0
+
+
+OPENS_APP = (run_app, run_review)
+"""The handlers that start the app, which resumes garbage collection after its first frame."""
+
+
+def run_config(args: argparse.Namespace) -> int:
+    from infracards.services.settings import change_setting, current_settings
+
+    engine = open_home()
+    if args.value is not None:
+        change_setting(engine, key=args.key, value=args.value)
+    for key, value in current_settings(engine).items():
+        if args.key in (None, key):
+            print(f"{key} = {value}")
+    return 0
