@@ -22,10 +22,10 @@ from infracards.tui.screens.review import ReviewScreen
 
 class ReportingReview(ReviewScreen):
     def action_grade(self, quality: int) -> None:
-        graded_before = len(self.history)
+        graded_before = len(self.review.history)
         super().action_grade(quality)
-        if len(self.history) > graded_before:
-            print(self.history[-1].graded.review_id, flush=True)
+        if len(self.review.history) > graded_before:
+            print(self.review.history[-1].graded.review_id, flush=True)
 
 
 async def grade_forever(seed: int, deck_id: str) -> None:

@@ -350,7 +350,7 @@ async def test_start_up_objects_stay_out_of_full_collections_while_the_app_runs(
 async def test_the_log_is_checkpointed_between_grades_not_inside_them(
     app: InfracardsApp, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
-    from infracards.tui.screens import review as review_module
+    from infracards.services import review as review_module
 
     done: list[object] = []
     monkeypatch.setattr(review_module, "CHECKPOINT_EVERY", 2)
@@ -582,3 +582,20 @@ async def test_grade_buttons_say_what_they_do_in_a_narrow_terminal(app: Infracar
         await pilot.pause()
         assert not bar.has_class("narrow")
         assert str(bar.query_one("#grade-1", Button).label) == "1 wrong, knew\n1 day +again"
+
+
+def offered_keys(app: InfracardsApp) -> set[str]:
+    """The keys the footer on screen shows right now (what the learner sees)."""
+    from textual.widgets._footer import FooterKey
+
+    return {key.key for key in app.screen.query(FooterKey) if not key.disabled}
+
+
+async def test_the_footer_follows_the_card_on_screen_after_an_undo(app: InfracardsApp) -> None:
+    """Undo from a sealed card back to a free one must take `k Unlock` away again."""
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r", "space", "5", "space", "5")
+        assert shown_card_id(app) == "q03" and "k" in offered_keys(app)
+        await pilot.press("u")
+        await pilot.pause()
+        assert shown_card_id(app) == "q02" and "k" not in offered_keys(app)

@@ -31,7 +31,9 @@ def footer_actions(app: InfracardsApp) -> set[str]:
     """The screen's own keys the footer offers now."""
     bindings = app.screen.active_bindings.values()
     return {
-        b.binding.action for b in bindings if b.node is app.screen and b.enabled and b.binding.show
+        b.binding.action.removeprefix("app.")
+        for b in bindings
+        if b.node is app.screen and b.enabled and b.binding.show
     }
 
 

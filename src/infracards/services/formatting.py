@@ -6,8 +6,9 @@ from __future__ import annotations
 import unicodedata
 from datetime import date, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from infracards.scheduler import GRADE_MEANINGS
 from infracards.scheduler.sm2 import PASSING_GRADE
 from infracards.store.stats import (
     DAILY_DAYS,
@@ -17,6 +18,9 @@ from infracards.store.stats import (
     count_quartiles,
     shade_level,
 )
+
+if TYPE_CHECKING:
+    from infracards.services.review import SessionSummary
 
 
 def plural(count: int, noun: str) -> str:
@@ -236,3 +240,25 @@ def _calendar(stats: Stats) -> list[str]:
             cells.append(_SHADES[shade_level(counts.get(day, 0), quartiles)] if inside else " ")
         rows.append(f"  {label:<4}{''.join(cells)}".rstrip())
     return rows
+
+
+def summary_text(summary: SessionSummary) -> str:
+    """The end-of-session summary: counts, grades, the next due cards, what is left."""
+    minutes, seconds = divmod(round(summary.seconds), 60)
+    lines = [
+        f"Cards reviewed   {summary.cards}",
+        f"Answers given    {summary.answers} ({summary.drills} same-day drills)",
+        f"Time             {minutes} min {seconds:02d} s",
+        "",
+        "Grades",
+    ]
+    for quality in range(5, -1, -1):
+        count = summary.grades.get(quality, 0)
+        lines.append(f"  {quality} {GRADE_MEANINGS[quality]:<36} {'█' * count} {count}")
+    if summary.next_due:
+        first = min(summary.next_due.values())
+        soonest = sorted(card for card, due in summary.next_due.items() if due == first)
+        lines += ["", f"Next due         {first.isoformat()}: {', '.join(soonest)}"]
+    if summary.left:
+        lines += ["", f"Left for later   {summary.left} cards (run the review again to continue)"]
+    return "\n".join(lines)

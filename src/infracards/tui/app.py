@@ -10,7 +10,7 @@ from contextlib import suppress
 from functools import partial
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import work
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
@@ -20,7 +20,7 @@ from infracards.store.db import transaction
 from infracards.store.queries import load_setting, save_setting
 from infracards.tui.context import AppContext
 from infracards.tui.line_breaks import enable_cjk_line_breaks
-from infracards.tui.messages import AnswersOpened, UnlockRequested
+from infracards.tui.messages import AnswersOpened
 from infracards.tui.screens.home import HomeScreen
 from infracards.tui.screens.review import ReviewScreen
 
@@ -150,20 +150,24 @@ class InfracardsApp(App[None]):
         if not self._back_to(StatsScreen):
             self.push_screen(StatsScreen(self.context))
 
-    def action_unlock(self) -> None:
-        """Unlock the deck in front: the reviewed or shown card's (those screens keep a
-        ``deck_id``), else the one selected on Home."""
-        in_front = getattr(self.screen, "deck_id", None)
-        self.post_message(UnlockRequested(in_front or self._selected_deck() or DEFAULT_DECK))
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`k` shows only where the screen names a deck whose answers are still sealed."""
+        if action == "unlock":
+            deck_id = getattr(self.screen, "unlock_target", None)
+            return deck_id is not None and not self.context.answers.is_unlocked(deck_id)
+        return True
 
-    @on(UnlockRequested)
-    def _unlock_requested(self, message: UnlockRequested) -> None:
-        if self.context.answers.is_unlocked(message.deck_id):
-            self.notify(f"{message.deck_id} is already unlocked.")
+    def action_unlock(self) -> None:
+        """Unlock the deck in front: the one the screen names (``unlock_target``: the reviewed
+        or shown card's, Home's selection), else Home's selection, else the built-in deck."""
+        deck_id = getattr(self.screen, "unlock_target", None)
+        deck_id = deck_id or self._selected_deck() or DEFAULT_DECK
+        if self.context.answers.is_unlocked(deck_id):
+            self.notify(f"{deck_id} is already unlocked.")
             return
         from infracards.tui.dialogs.unlock import UnlockDialog
 
-        self.push_screen(UnlockDialog(self.context, deck_id=message.deck_id), self._unlocked)
+        self.push_screen(UnlockDialog(self.context, deck_id=deck_id), self._unlocked)
 
     def _unlocked(self, opened: OpenedRelease | None) -> None:
         if opened is None:

@@ -1,17 +1,12 @@
-"""Messages screens send up to the app, and the app sends down to every screen."""
+"""The message the app sends down to every screen.
+
+Unlocking has one path: a screen binds `k` to ``app.unlock`` and says which deck it would open
+(``unlock_target``); the app runs the dialog and tells every screen ``AnswersOpened``.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual.message import Message
-
-
-@dataclass
-class UnlockRequested(Message):
-    """A screen asks for the unlock dialog of a deck."""
-
-    deck_id: str
 
 
 class AnswersOpened(Message):

@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Footer, Header
 from infracards.store.db import transaction
 from infracards.store.queries import card_history, load_card
 from infracards.tui.context import AppContext, prepare
-from infracards.tui.messages import AnswersOpened, UnlockRequested
+from infracards.tui.messages import AnswersOpened
 from infracards.tui.widgets.card_view import CardView
 
 
@@ -18,7 +18,7 @@ class CardScreen(Screen[None]):
     """Reading a card from Browse; nothing here changes its schedule."""
 
     BINDINGS = [
-        Binding("k", "unlock", "Unlock", id="unlock"),
+        Binding("k", "app.unlock", "Unlock", id="unlock"),
         Binding("escape,q", "back", "Back", id="back"),
     ]
 
@@ -68,14 +68,13 @@ class CardScreen(Screen[None]):
             )
         self.sub_title = f"{card.deck_id} · {len(history)} reviews"
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return self.locked if action == "unlock" else True
+    @property
+    def unlock_target(self) -> str | None:
+        """The deck `k` unlocks: this card's, while its answer is sealed."""
+        return self.deck_id if self.locked else None
 
     def on_answers_opened(self, _message: AnswersOpened) -> None:
         self.show()
-
-    def action_unlock(self) -> None:
-        self.post_message(UnlockRequested(self.deck_id))
 
     def action_back(self) -> None:
         self.dismiss()

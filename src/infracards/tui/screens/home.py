@@ -11,7 +11,7 @@ from infracards.scheduler import study_day
 from infracards.store.db import transaction
 from infracards.store.queries import deck_ids, deck_summaries, last_studied_deck, load_prefs
 from infracards.tui.context import AppContext
-from infracards.tui.messages import AnswersOpened, UnlockRequested
+from infracards.tui.messages import AnswersOpened
 
 
 class HomeScreen(Screen[None]):
@@ -25,7 +25,7 @@ class HomeScreen(Screen[None]):
         Binding("r", "app.review", "Review", id="review"),
         Binding("b", "app.browse", "Browse", id="browse"),
         Binding("s", "app.stats", "Stats", id="stats"),
-        Binding("k", "unlock", "Unlock", id="unlock"),
+        Binding("k", "app.unlock", "Unlock", id="unlock"),
         Binding("q", "app.quit", "Quit", id="quit"),
     ]
 
@@ -84,9 +84,10 @@ class HomeScreen(Screen[None]):
         if self.built:
             self.refresh_decks()
 
-    def action_unlock(self) -> None:
-        if self.selected_deck is not None:
-            self.post_message(UnlockRequested(self.selected_deck))
+    @property
+    def unlock_target(self) -> str | None:
+        """The deck `k` unlocks: the selected one."""
+        return self.selected_deck
 
     @property
     def selected_deck(self) -> str | None:

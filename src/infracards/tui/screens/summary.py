@@ -2,67 +2,13 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from datetime import date
-
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from infracards.scheduler import GRADE_MEANINGS
-from infracards.services.study import Graded
-
-
-@dataclass(frozen=True, slots=True)
-class SessionSummary:
-    """Counts for the end-of-session screen."""
-
-    cards: int
-    answers: int
-    drills: int
-    grades: dict[int, int]
-    seconds: float
-    next_due: dict[str, date]
-    """Card id → next due date, for every card whose schedule this session changed."""
-    left: int
-
-    @classmethod
-    def from_grades(
-        cls, grades: Sequence[Graded], *, card_ids: Mapping[int, str], seconds: float, left: int
-    ) -> SessionSummary:
-        next_due = {card_ids[g.card_pk]: g.due for g in grades if not g.drill and g.due is not None}
-        return cls(
-            cards=len({g.card_pk for g in grades}),
-            answers=len(grades),
-            drills=sum(g.drill for g in grades),
-            grades=dict(Counter(g.quality for g in grades)),
-            seconds=seconds,
-            next_due=next_due,
-            left=left,
-        )
-
-    def render_text(self) -> str:
-        minutes, seconds = divmod(round(self.seconds), 60)
-        lines = [
-            f"Cards reviewed   {self.cards}",
-            f"Answers given    {self.answers} ({self.drills} same-day drills)",
-            f"Time             {minutes} min {seconds:02d} s",
-            "",
-            "Grades",
-        ]
-        for quality in range(5, -1, -1):
-            count = self.grades.get(quality, 0)
-            lines.append(f"  {quality} {GRADE_MEANINGS[quality]:<36} {'█' * count} {count}")
-        if self.next_due:
-            first = min(self.next_due.values())
-            soonest = sorted(card for card, due in self.next_due.items() if due == first)
-            lines += ["", f"Next due         {first.isoformat()}: {', '.join(soonest)}"]
-        if self.left:
-            lines += ["", f"Left for later   {self.left} cards (run the review again to continue)"]
-        return "\n".join(lines)
+from infracards.services.formatting import summary_text
+from infracards.services.review import SessionSummary
 
 
 class SummaryScreen(Screen[None]):
@@ -82,7 +28,7 @@ class SummaryScreen(Screen[None]):
         yield Static(
             "Session complete" if not self.summary.left else "Session paused", id="summary-title"
         )
-        yield Static(self.summary.render_text(), id="summary-body")
+        yield Static(summary_text(self.summary), id="summary-body")
         yield Footer()
 
     def action_close(self) -> None:
