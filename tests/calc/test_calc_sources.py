@@ -118,7 +118,14 @@ def test_first_stage_holds_l_layers_whatever_p() -> None:
     for p in (1, 2, 8, 16):
         result = activations(tp=8, pp=p, sp="on", recompute="selective")
         assert result["layers_in_flight"] == 96
-        assert result["first_stage_gb"] * 1e9 == pytest.approx(34 * 2048 * 12288 * 96 / 8)
+        assert result["stage_gb"] * 1e9 == pytest.approx(34 * 2048 * 12288 * 96 / 8)
+
+
+def test_stage_i_holds_p_minus_i_micro_batches() -> None:
+    """Megatron's 1F1B: rank i runs p−i−1 warm-up forwards, then one more before a backward."""
+    for i in range(8):
+        result = activations(tp=8, pp=8, stage=i)
+        assert result["layers_in_flight"] == (8 - i) * 12
 
 
 def test_interleaving_factor() -> None:
@@ -126,7 +133,7 @@ def test_interleaving_factor() -> None:
     plain = activations(tp=8, pp=8, sp="on", recompute="selective")
     for v in (2, 3, 4):
         interleaved = activations(tp=8, pp=8, virtual=v, sp="on", recompute="selective")
-        ratio = interleaved["first_stage_gb"] / plain["first_stage_gb"]
+        ratio = interleaved["stage_gb"] / plain["stage_gb"]
         assert ratio == pytest.approx(1 + 7 / (8 * v))
 
 

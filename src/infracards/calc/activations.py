@@ -1,10 +1,11 @@
-"""Activation memory of a GPT layer and of the first pipeline stage (Korthikanti et al. 2022).
+"""Activation memory of a GPT layer and of a pipeline stage (Korthikanti et al. 2022).
 
 Per layer and micro-batch, 16-bit activations and 1-byte dropout masks (Table 2):
 no parallelism sbh(34 + 5as/h); TP sbh(10 + 24/t + 5as/(ht)); TP + SP sbh(34/t + 5as/(ht));
 selective recomputation drops the 5as/h term; full recomputation keeps only each layer's input,
 2sbh (2sbh/t with SP). Under 1F1B the first stage holds p micro-batches of L/p layers, that is
-L layers' worth (§4.2.3); interleaving with v chunks multiplies that by 1 + (p−1)/(p·v).
+L layers' worth (§4.2.3), and stage i holds p − i; interleaving with v chunks multiplies the
+first stage's by 1 + (p−1)/(p·v).
 """
 
 from __future__ import annotations
@@ -31,14 +32,15 @@ def _per_layer(inputs: Inputs) -> tuple[float, float]:
 
 
 def _layers_in_flight(inputs: Inputs) -> float:
-    """Layer × micro-batch units of activations the first stage holds at its peak."""
+    """Layer × micro-batch units of activations pipeline rank i holds at its peak."""
     layers, p, v = inputs.whole("layers"), inputs.whole("pp"), inputs.whole("virtual")
+    i = inputs.whole("stage")
     m = None if inputs["microbatches"] is None else inputs.whole("microbatches")
     if inputs.text("schedule") == "gpipe":
         return inputs.whole("microbatches") * layers / p  # the rules require m here
-    if v == 1:
-        return (p if m is None else min(p, m)) * layers / p
-    chunks = v * p + p - 1  # Megatron's interleaved warm-up 2(p−1) + (v−1)p, plus one
+    if v == 1:  # Megatron's warm-up p−i−1 forwards, then one more before the first backward
+        return (p - i if m is None else min(p - i, m)) * layers / p
+    chunks = v * p + p - 2 * i - 1  # interleaved warm-up 2(p−i−1) + (v−1)p, plus one
     return (chunks if m is None else min(chunks, v * m)) * layers / (p * v)
 
 
@@ -49,7 +51,7 @@ def _activations(inputs: Inputs) -> dict[str, float]:
     return {
         "per_layer_gb": kept / GB,
         "layers_in_flight": units,
-        "first_stage_gb": kept * units / GB,
+        "stage_gb": kept * units / GB,
         "workspace_gb": workspace / GB,
         "peak_gb": (kept * units + workspace) / GB,
     }
@@ -68,18 +70,20 @@ def _rules(inputs: Inputs) -> None:
         raise reject("virtual", "needs --schedule 1f1b: interleaving is a 1F1B schedule")
     if layers % (p * v):
         raise reject("virtual", f"--pp × --virtual ({p * v}) must divide --layers ({layers})")
+    if inputs.whole("stage") >= p:
+        raise reject("stage", f"must be below --pp ({p}): stages count from 0")
     if inputs.text("schedule") == "gpipe" and inputs["microbatches"] is None:
         raise reject("microbatches", "is required with --schedule gpipe: stages hold all m")
 
 
 ACTIVATIONS = Model(
     name="activations",
-    title="Activation memory per layer and on the first pipeline stage",
+    title="Activation memory per layer and per pipeline stage",
     help=(
         "Korthikanti et al.'s per-layer activations (GPT layer, 16-bit activations, 1-byte "
         "dropout masks; FlashAttention keeps no s×s scores, as --recompute selective) times "
-        "the layers × micro-batches the first stage holds: p·L/p = L under 1F1B, "
-        "L·(1 + (p−1)/(p·v)) interleaved, m·L/p under GPipe. With --recompute full the "
+        "the layers × micro-batches stage i holds: (p−i)·L/p under 1F1B (L on the first), "
+        "L·(1 + (p−1)/(p·v)) on the first interleaved, m·L/p under GPipe. With --recompute full the "
         "layer being recomputed needs its whole activations once more (workspace). The "
         "embedding dropout, final LayerNorm and fp32 logits (§4.3) are not included."
     ),
@@ -132,6 +136,15 @@ ACTIVATIONS = Model(
             low=1,
             high=1024,
         ),
+        Param(
+            "stage",
+            "i",
+            "pipeline rank, from 0: the first stage holds the most (1F1B: p − i micro-batches)",
+            kind="int",
+            default=0,
+            low=0,
+            high=4095,
+        ),
         replace(
             MICROBATCHES,
             default=None,
@@ -140,10 +153,10 @@ ACTIVATIONS = Model(
     ),
     outputs=(
         Output("per_layer_gb", "GB", "activations one layer keeps per micro-batch"),
-        Output("layers_in_flight", "layers", "layer × micro-batch units the first stage holds"),
-        Output("first_stage_gb", "GB", "activations the first stage keeps at its peak"),
+        Output("layers_in_flight", "layers", "layer × micro-batch units the stage holds"),
+        Output("stage_gb", "GB", "activations the stage keeps at its peak"),
         Output("workspace_gb", "GB", "full recompute: one layer's activations rebuilt"),
-        Output("peak_gb", "GB", "first stage's activations plus the recompute workspace"),
+        Output("peak_gb", "GB", "the stage's activations plus the recompute workspace"),
     ),
     formula=_activations,
     rules=_rules,

@@ -12,9 +12,10 @@ prefills the calculator from it, and a test recomputes it::
     expect: per_gpu_gb = 31.4 ± 0.05
     ```
 
-``model`` comes first; every other ``flag: value`` line is a parameter, written as on the
-command line; each ``expect`` line names an output, the value the answer states and the
-rounding it allows (absolute, or ``± 1%``); lines starting with ``#`` are comments.
+``model`` comes first; every other ``flag: value`` item is a parameter, written as on the
+command line; each ``expect`` names an output, the value the answer states and the rounding it
+allows (absolute, or ``± 1%``). A line may hold several items split by ``;``
+(``tp: 8; pp: 8``); lines starting with ``#`` are comments.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import math
 import re
 import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from infracards.calc.registry import get_model
@@ -103,15 +105,20 @@ class Example:
         ]
 
 
+def _items(text: str, first_line: int) -> Iterator[tuple[int, str]]:
+    """(line number, "name: value") for each item; a line may hold several, split by ";"."""
+    for number, line in enumerate(text.splitlines(), start=first_line):
+        if line.strip() and not line.strip().startswith("#"):
+            for item in line.split(";"):
+                yield number, item.strip()
+
+
 def parse_example(text: str, *, first_line: int = 1, fence_line: int | None = None) -> Example:
     """A block's body (without fences); errors name its line, counting from ``first_line``."""
     model: Model | None = None
     inputs: dict[str, tuple[str, int]] = {}
     expects: list[tuple[str, int]] = []
-    for number, raw in enumerate(text.splitlines(), start=first_line):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
+    for number, line in _items(text, first_line):
         key, colon, value = (part.strip() for part in line.partition(":"))
         if not colon or not value:
             raise CalcError(f"line {number}: expected 'name: value', got {line!r}")
