@@ -148,6 +148,7 @@ def test_every_model_describes_itself_consistently() -> None:
             if param.default is not None:
                 assert param.accept(param.default) == param.default, param.flag
             assert not (param.required and param.default is not None), param.flag
+            assert param.choices if param.kind == "choice" else param.low < param.high
             assert param.help, param.flag
 
 

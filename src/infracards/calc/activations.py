@@ -83,8 +83,8 @@ ACTIVATIONS = Model(
         "Korthikanti et al.'s per-layer activations (GPT layer, 16-bit activations, 1-byte "
         "dropout masks; FlashAttention keeps no s×s scores, as --recompute selective) times "
         "the layers × micro-batches stage i holds: (p−i)·L/p under 1F1B (L on the first), "
-        "L·(1 + (p−1)/(p·v)) on the first interleaved, m·L/p under GPipe. With --recompute full the "
-        "layer being recomputed needs its whole activations once more (workspace). The "
+        "L·(1 + (p−1)/(p·v)) on the first interleaved, m·L/p under GPipe. With --recompute "
+        "full the layer being recomputed needs its whole activations once more (workspace). The "
         "embedding dropout, final LayerNorm and fp32 logits (§4.3) are not included."
     ),
     sources=(

@@ -159,7 +159,7 @@ DP_COMM = Model(
         ),
         Param(
             "wire-bytes",
-            "b",
+            "",
             "bytes per element on the wire (bf16: 2; fp32 gradients: 4)",
             unit="B",
             default=2.0,

@@ -206,10 +206,6 @@ Compute = Callable[[Inputs], Mapping[str, float]]
 Check = Callable[[Inputs], None]
 
 
-def no_rules(inputs: Inputs) -> None:
-    """For a model whose parameters constrain each other in no way beyond their own ranges."""
-
-
 @dataclass(frozen=True)
 class Model:
     """One whiteboard estimate: its parameters, its outputs and the pure function between."""
@@ -221,7 +217,7 @@ class Model:
     params: tuple[Param, ...]
     outputs: tuple[Output, ...]
     formula: Compute
-    rules: Check = no_rules
+    rules: Check
     """Rules between parameters (TP divides the heads...); raise ``reject(flag, rule)``."""
 
     def param(self, flag: str) -> Param:

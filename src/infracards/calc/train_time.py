@@ -160,7 +160,7 @@ TRAIN_TIME = Model(
         Param(
             "batch-tokens",
             "",
-            "tokens per optimizer step (global batch × sequence length); fewer tokens make one step",
+            "tokens per optimizer step (global batch × sequence length); fewer make one step",
             default=4e6,
             low=1,
             high=1e17,
