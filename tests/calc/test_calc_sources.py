@@ -238,3 +238,23 @@ def test_a_ring_across_nodes_runs_at_the_nodes_nic_bandwidth() -> None:
     assert multi["busbw_gbs"] == pytest.approx(min(370, 8 * 45))
     one_nic = calculate("collective", {"ranks": 64, "bytes": 14e9, "nics": 1})
     assert one_nic["busbw_gbs"] == pytest.approx(45)
+
+
+def test_alpha_beta_costs_of_the_other_algorithms() -> None:
+    """Thakur et al. 2005: recursive halving-doubling 2·log2(n)·α + 2(n−1)/n·S·β; Bruck's
+    all-to-all log2(n) steps of S/2; pairwise n−1 steps of S/n (one node, β = 1/(100 GB/s))."""
+    n, size, alpha = 8, 1e9, 5.0
+    fabric = {"ranks": n, "bytes": size, "alpha": alpha, "nvlink": 100}
+
+    def cost(**inputs: object) -> tuple[float, float, float]:
+        result = calculate("collective", {**fabric, **inputs})
+        return result["latency_ms"], result["transfer_ms"], result["per_rank_gb"]
+
+    rhd = cost(op="all-reduce", algo="rhd")
+    assert rhd == pytest.approx((2 * 3 * alpha / 1e3, 2 * 7 / 8 * 10, 2 * 7 / 8))
+    ring = cost(op="all-reduce")
+    assert ring == pytest.approx((2 * 7 * alpha / 1e3, rhd[1], rhd[2]))
+    bruck = cost(op="all-to-all", algo="bruck")
+    assert bruck == pytest.approx((3 * alpha / 1e3, 3 * 0.5 * 10, 3 * 0.5))
+    pairwise = cost(op="all-to-all")
+    assert pairwise == pytest.approx((7 * alpha / 1e3, 7 / 8 * 10, 7 / 8))

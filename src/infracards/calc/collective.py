@@ -99,6 +99,7 @@ def _bruck_bytes(ranks: int, size: float) -> float:
 
 
 def collective(op: str, algo: str, ranks: int, size: float, fabric: Fabric) -> Cost:
+    """One ``op`` of ``size`` bytes over ``ranks`` ranks that fill nodes of the fabric."""
     per_node = min(ranks, fabric.gpus_per_node)
     bandwidth = fabric.ring_bandwidth(ranks, per_node)
     log_steps = math.ceil(math.log2(ranks))
