@@ -9,6 +9,7 @@ import pytest
 
 HEADLESS = [
     "scheduler",
+    "calc",
     "deck",
     "store.queries",
     "store.db",

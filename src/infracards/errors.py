@@ -57,3 +57,12 @@ class LicenseError(SealError):
 
 class ProgressError(InfracardsError):
     """A progress document cannot be imported; nothing was changed."""
+
+
+class CalcError(InfracardsError):
+    """A calculator input breaks a rule; the message names the parameter by its CLI flag."""
+
+    def __init__(self, message: str, *, flag: str | None = None) -> None:
+        super().__init__(message)
+        self.flag = flag
+        """The parameter at fault (``"dp"``), for a form to mark; None when no single one is."""
