@@ -21,7 +21,6 @@ from typing import Any
 import yaml
 from yaml.events import (
     AliasEvent,
-    Event,
     MappingEndEvent,
     MappingStartEvent,
     ScalarEvent,
@@ -29,13 +28,19 @@ from yaml.events import (
     StreamEndEvent,
 )
 
+from infracards.errors import DeckError
+from infracards.files import MAX_DECK_BYTES, file_digest, read_deck_bytes
+
+_CParser: type[yaml._yaml.CParser] | None
 try:
     from yaml._yaml import CParser as _CParser
 except ImportError:  # PyYAML built without libyaml: same events, from its pure-Python parser
     _CParser = None
 
-from infracards.errors import DeckError
-from infracards.files import MAX_DECK_BYTES, file_digest, read_deck_bytes
+EventSource = Callable[[], Any]
+"""A parser's ``get_event``. Events are typed ``Any``: the composer dispatches on their exact
+classes in its hot loop (``type(event) is ...``), which mypy's narrowing does not follow, and
+libyaml always sets the marks that PyYAML's stubs declare optional."""
 
 DECK_FORMAT = "infracards-deck/v1"
 MAX_CARDS = 250_000
@@ -148,7 +153,7 @@ def compose_yaml(data: bytes, *, path: Path) -> Any:
         raise DeckError(f"{path}: {error}") from None
 
 
-def _event_source(data: bytes) -> Callable[[], Event]:
+def _event_source(data: bytes) -> EventSource:
     """The parser's ``get_event``: libyaml's when PyYAML has it, else PyYAML's own.
 
     Both parsers keep their state on a heap stack, so hostile nesting cannot overflow the C
@@ -165,8 +170,10 @@ def _reader_error(data: bytes, error: yaml.reader.ReaderError, path: Path) -> De
         line = data[: bad.start].count(b"\n") + 1
         return DeckError(f"{path}:{line}: invalid UTF-8 (byte {bad.start})")
     # libyaml counts bytes into the file, PyYAML characters into the text.
-    before = data[: error.position] if _CParser is not None else text[: error.position]
-    line = before.count(b"\n" if _CParser is not None else "\n") + 1
+    if _CParser is not None:
+        line = data[: error.position].count(b"\n") + 1
+    else:
+        line = text[: error.position].count("\n") + 1
     return DeckError(f"{path}:{line}: character #x{error.character:04x} is not allowed")
 
 
@@ -213,7 +220,7 @@ class _Composer:
     The depth check runs before descending, so recursion here is bounded by ``MAX_DEPTH``.
     """
 
-    def __init__(self, path: Path, next_event: Callable[[], Event]) -> None:
+    def __init__(self, path: Path, next_event: EventSource) -> None:
         self._path = path
         self._next = next_event
 
@@ -233,7 +240,7 @@ class _Composer:
             )
         return root
 
-    def _value(self, event: Event, depth: int) -> Any:
+    def _value(self, event: Any, depth: int) -> Any:
         line = event.start_mark.line + 1
         if depth > MAX_DEPTH:
             raise self._fail(line, _TOO_DEEP)

@@ -10,7 +10,7 @@ from rich.cells import cell_len
 
 from infracards.calc import find_examples, parse_example
 from infracards.errors import CalcError
-from infracards.publish import load_source
+from infracards.services.publish import load_source
 
 SOURCE = Path(__file__).resolve().parents[2] / "deck" / "source" / "module03"
 CARDS = load_source(SOURCE).cards

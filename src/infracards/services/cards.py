@@ -7,10 +7,10 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from infracards.errors import InfracardsError
-from infracards.records import Answer, CardRecord
+from infracards.records import Answer, CardRecord, ReviewEntry
 from infracards.services.answers import AnswerBook
 from infracards.store.db import transaction
-from infracards.store.queries import card_id_spans, find_card
+from infracards.store.queries import card_history, card_id_spans, find_card, load_card
 
 
 def lookup_card(engine: Engine, *, card_id: str, deck_id: str | None = None) -> CardRecord:
@@ -38,3 +38,9 @@ def open_answer(engine: Engine, home: Path, card: CardRecord) -> tuple[Answer | 
 
     opened, notices = open_saved_keys(engine, home, only=card.deck_id)
     return AnswerBook(opened).answer_for(card), notices
+
+
+def card_detail(engine: Engine, *, pk: int) -> tuple[CardRecord, list[ReviewEntry]]:
+    """A card and its whole review log, oldest first (the card screen)."""
+    with transaction(engine) as session:
+        return load_card(session, pk=pk), card_history(session, pk=pk)

@@ -8,13 +8,13 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from infracards.records import Stats
 from infracards.scheduler import GRADE_MEANINGS
 from infracards.scheduler.sm2 import PASSING_GRADE
 from infracards.store.stats import (
     DAILY_DAYS,
     FORECAST_DAYS,
     HEATMAP_DAYS,
-    Stats,
     count_quartiles,
     shade_level,
 )
@@ -94,6 +94,11 @@ def retention_title(stats: Stats) -> str:
 
 def topics_title(stats: Stats) -> str:
     return f"Topics: retention since {short_date(stats.tags_since)} and average EF"
+
+
+def heatmap_first_day(stats: Stats) -> date:
+    """The oldest day the review calendar shows."""
+    return stats.today - timedelta(days=HEATMAP_DAYS - 1)
 
 
 def heatmap_levels(stats: Stats) -> dict[date, int]:

@@ -20,6 +20,7 @@ from infracards.store.queries import (
     deck_origin,
     deck_summaries,
     deck_with_digest,
+    last_studied_deck,
     load_prefs,
     sync_deck,
 )
@@ -115,3 +116,9 @@ def deck_overview(engine: Engine, *, now: datetime) -> Overview:
         prefs = load_prefs(session)
         today = study_day(now, rollover_hour=prefs.rollover_hour)
         return Overview(today, tuple(deck_summaries(session, today=today, prefs=prefs)))
+
+
+def deck_to_open(engine: Engine) -> str | None:
+    """The deck Home starts on: the one studied last, else the first (as Anki opens)."""
+    with transaction(engine) as session:
+        return last_studied_deck(session) or next(iter(deck_ids(session)), None)

@@ -6,13 +6,12 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy import Engine
-from sqlmodel import Session
 
 from infracards.records import CardRecord
-from infracards.scheduler import SM2State, review, study_day
+from infracards.scheduler import SM2State, review
 from infracards.store.db import transaction, write_connection
 from infracards.store.grading import load_state, log_review, replace_state, write_state
-from infracards.store.queries import load_card, load_prefs, undo_review
+from infracards.store.queries import load_card, undo_review
 
 CHECKPOINT_EVERY = 20
 """Grades between two write-ahead log checkpoints taken off the grading path (~260 log pages)."""
@@ -32,11 +31,6 @@ class Graded:
 
 def local_now() -> datetime:
     return datetime.now().astimezone()
-
-
-def study_day_now(session: Session, *, now: datetime) -> date:
-    """Today's study day under the learner's rollover hour."""
-    return study_day(now, rollover_hour=load_prefs(session).rollover_hour)
 
 
 def next_intervals(state: SM2State) -> dict[int, int]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
+import sqlalchemy as sa
 from sqlalchemy import Table, bindparam, exists, func, insert, text, update
 from sqlmodel import Session, col, select
 
@@ -43,7 +44,7 @@ _REVIEW: Table = Review.__table__  # type: ignore[attr-defined]
 _CARD_LABEL = (_CARD.c.id, _CARD.c.deck_id, _CARD.c.card_id, _CARD.c.prompt, _CARD.c.tags)
 """What names a card on screen: its key, deck, id, prompt and tags."""
 # A card with its state (the one on screen after each grade): one query, no ORM load.
-_LOAD_CARD = select(
+_LOAD_CARD = sa.select(  # Core columns: SQLAlchemy's select (SQLModel's types ORM rows)
     *_CARD_LABEL,
     _CARD.c.key_points,
     _CARD.c.answer,
@@ -147,11 +148,15 @@ def sync_deck(session: Session, *, deck: DeckFile, source: str, keyslots: str | 
         session.execute(
             insert(CardState).from_select(
                 ["card", "deck_id", "position", "retired", "locked"],
-                select(
-                    Card.id, Card.deck_id, Card.position, Card.retired, col(Card.answer).is_(None)
+                sa.select(
+                    col(Card.id),
+                    col(Card.deck_id),
+                    col(Card.position),
+                    col(Card.retired),
+                    col(Card.answer).is_(None),
                 ).where(
-                    Card.deck_id == deck.deck_id,
-                    ~exists().where(CardState.card == Card.id),
+                    col(Card.deck_id) == deck.deck_id,
+                    ~exists().where(col(CardState.card) == col(Card.id)),
                 ),
             )
         )
@@ -211,8 +216,12 @@ def deck_summaries(session: Session, *, today: date, prefs: StudyPrefs) -> list[
     connection = session.connection()
     params = {"today": today.isoformat(), "locked_too": prefs.study_locked}
     by_deck = {deck_id: counts for deck_id, *counts in connection.execute(_DECK_COUNTS, params)}
-    reviewed = dict(connection.execute(_REVIEWED_ON, params).all())
-    introduced = dict(connection.execute(_INTRODUCED_ON, params).all()) if reviewed else {}
+    reviewed = {deck: count for deck, count in connection.execute(_REVIEWED_ON, params)}
+    introduced = (
+        {deck: count for deck, count in connection.execute(_INTRODUCED_ON, params)}
+        if reviewed
+        else {}
+    )
     summaries = []
     for deck_id, title, version, sealed in connection.execute(_DECK_ROWS):
         total, new, studyable_new, due, locked = by_deck.get(deck_id, (0, 0, 0, 0, 0))
@@ -300,7 +309,7 @@ def card_id_spans(session: Session, *, deck_id: str | None = None) -> list[tuple
 # Only the columns Browse shows, as plain rows: through the ORM, loading 100k cards with their
 # 1.5 KB answers took 6 s. Review counts come from the (card, reviewed_at) index, per card.
 _BROWSE = (
-    select(
+    sa.select(
         *_CARD_LABEL,
         _CARD_STATE.c.easiness_centi,
         _CARD_STATE.c.interval,
@@ -572,8 +581,9 @@ def undo_review(session: Session, *, review_id: int) -> int:
 
 def start_session(session: Session, *, now: datetime, study_day: date, deck_id: str) -> int:
     values = {"started_at": now, "study_day": study_day, "deck_id": deck_id}
-    [session_id] = session.connection().execute(insert(_STUDY_SESSION), values).inserted_primary_key
-    return int(session_id)
+    inserted = session.connection().execute(insert(_STUDY_SESSION), values).inserted_primary_key
+    assert inserted is not None  # an INSERT of one row always has its key
+    return int(inserted[0])
 
 
 def end_session(session: Session, *, session_id: int, now: datetime) -> None:
@@ -586,7 +596,8 @@ def end_session(session: Session, *, session_id: int, now: datetime) -> None:
 
 
 def load_prefs(session: Session) -> StudyPrefs:
-    stored = dict(session.connection().execute(select(_SETTING.c.key, _SETTING.c.value)).all())
+    rows = session.connection().execute(sa.select(_SETTING.c.key, _SETTING.c.value))
+    stored = {key: value for key, value in rows}
     defaults = StudyPrefs()
     return StudyPrefs(
         new_per_day=int(stored.get(PREF_KEYS["new_per_day"], defaults.new_per_day)),
@@ -630,7 +641,7 @@ def weakest_cards(
     lapses = (
         select(Review.card, func.count().label("n"))
         .where(Review.drill == False, Review.grade < 3)  # noqa: E712
-        .group_by(Review.card)
+        .group_by(col(Review.card))
         .subquery()
     )
     query = (

@@ -9,7 +9,6 @@ rows alone takes about a second, and the stats screen has 200 ms.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlmodel import Session
 
+from infracards.records import Stats, TagStats, Totals
 from infracards.scheduler.sm2 import PASSING_GRADE
 
 HEATMAP_DAYS = 365
@@ -102,64 +102,6 @@ SELECT NULL, coalesce(sum(cards), 0), coalesce(sum(reviewed), 0), coalesce(sum(e
        0, 0
 FROM grouped
 """
-
-
-@dataclass(frozen=True, slots=True)
-class TagStats:
-    """One topic tag: its active cards, recent retention and average EF."""
-
-    tag: str
-    cards: int
-    reviews: int
-    """Non-drill reviews in the last ``DAILY_DAYS`` days (the same window as daily retention)."""
-    passed: int
-    average_ef: Decimal | None
-    """Mean EF of the cards reviewed at least once (a new card's 2.50 says nothing), or None."""
-    reviewed_cards: int
-
-    @property
-    def retention(self) -> float | None:
-        return self.passed / self.reviews if self.reviews else None
-
-
-@dataclass(frozen=True, slots=True)
-class Totals:
-    """Deck-wide counts: active cards, cards reviewed at least once, every grade ever logged."""
-
-    cards: int
-    reviewed_cards: int
-    reviews: int
-    average_ef: Decimal | None
-
-
-@dataclass(frozen=True, slots=True)
-class Stats:
-    """Everything the stats screen and ``infracards stats`` show, for one study day.
-
-    Heatmap and streaks count every review, drills included (they are study too); retention
-    counts only non-drill reviews, because a drill is a same-day re-ask of a card just failed.
-    """
-
-    today: date
-    deck_id: str | None
-    """None: all decks."""
-    heatmap: tuple[tuple[date, int], ...]
-    """Reviews per study day in the last ``HEATMAP_DAYS`` days, oldest first; zero days omitted."""
-    current_streak: int
-    longest_streak: int
-    forecast: tuple[tuple[date, int], ...]
-    """Cards due on each of the next ``FORECAST_DAYS`` days (today first, overdue counted today)."""
-    retention_daily: tuple[tuple[date, int, int], ...]
-    """(day, reviews, passed) for each of the last ``DAILY_DAYS`` days, zero days included."""
-    retention_weekly: tuple[tuple[date, int, int], ...]
-    """(Monday, reviews, passed) for each of the last ``WEEKS`` ISO weeks, this week last."""
-    by_tag: tuple[TagStats, ...]
-    totals: Totals
-
-    @property
-    def tags_since(self) -> date:
-        """The first day whose reviews ``by_tag`` counts."""
-        return self.retention_daily[0][0]
 
 
 def compute_stats(session: Session, *, today: date, deck_id: str | None = None) -> Stats:

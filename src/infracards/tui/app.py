@@ -16,8 +16,7 @@ from textual.screen import Screen
 
 from infracards.errors import InfracardsError
 from infracards.seal import license_path
-from infracards.store.db import transaction
-from infracards.store.queries import load_setting, save_setting
+from infracards.services.settings import save_theme, saved_theme
 from infracards.tui.context import AppContext
 from infracards.tui.line_breaks import enable_cjk_line_breaks
 from infracards.tui.messages import AnswersOpened
@@ -31,7 +30,6 @@ if TYPE_CHECKING:
 # the first card is drawn sooner without them.
 
 DEFAULT_DECK = "module03"
-THEME_SETTING = "theme"
 
 
 def settle_startup_memory() -> None:
@@ -65,8 +63,7 @@ class InfracardsApp(App[None]):
             asyncio.get_running_loop().add_signal_handler(
                 signal.SIGTERM, partial(self.exit, return_code=128 + signal.SIGTERM)
             )
-        with transaction(self.context.engine) as session:
-            self.saved_theme = load_setting(session, key=THEME_SETTING)
+        self.saved_theme = saved_theme(self.context.engine)
         if self.saved_theme in self.available_themes:  # one a newer Textual had may be gone
             self.theme = self.saved_theme
         self.call_after_refresh(settle_startup_memory)
@@ -83,8 +80,8 @@ class InfracardsApp(App[None]):
         if self.theme != self.saved_theme:
             # Saved once at the end, not on each theme the picker previews. Like the session's
             # end time, a store that cannot take it must not make quitting fail.
-            with suppress(InfracardsError), transaction(self.context.engine, write=True) as s:
-                save_setting(s, key=THEME_SETTING, value=self.theme)
+            with suppress(InfracardsError):
+                save_theme(self.context.engine, self.theme)
         with suppress(NotImplementedError):
             asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
 

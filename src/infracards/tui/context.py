@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING
 
 from infracards.errors import InfracardsError
-from infracards.records import CardRecord, StudyPrefs
+from infracards.records import CardRecord
 from infracards.services.answers import AnswerBook
-from infracards.services.study import study_day_now
-from infracards.store.db import transaction
-from infracards.store.queries import load_prefs
 from infracards.tui.widgets.card_view import RenderedLines, render_answer
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 LOCK_NOTICE = "🔒 This answer is sealed. Press k to unlock it with your card key (卡密)."
 
@@ -28,14 +27,6 @@ class AppContext:
     answers: AnswerBook
     home: Path
     clock: Callable[[], datetime]
-
-    def prefs(self) -> StudyPrefs:
-        with transaction(self.engine) as session:
-            return load_prefs(session)
-
-    def today(self) -> date:
-        with transaction(self.engine) as session:
-            return study_day_now(session, now=self.clock())
 
 
 @dataclass(frozen=True, slots=True)

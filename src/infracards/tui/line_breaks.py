@@ -60,5 +60,8 @@ class _CompiledOnFirstMatch:
 
 def enable_cjk_line_breaks() -> None:
     """Install the patterns (idempotent; affects wrapping only, never the text)."""
-    rich._wrap.re_word = _CompiledOnFirstMatch(rich._wrap, "re_word", rich_word)
-    textual._wrap.re_chunk = _CompiledOnFirstMatch(textual._wrap, "re_chunk", textual_chunk)
+    # The stand-in offers the one method the libraries call on these patterns (``match``).
+    rich._wrap.re_word = _CompiledOnFirstMatch(rich._wrap, "re_word", rich_word)  # type: ignore[assignment]
+    textual._wrap.re_chunk = _CompiledOnFirstMatch(  # type: ignore[assignment]
+        textual._wrap, "re_chunk", textual_chunk
+    )

@@ -13,10 +13,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Select
 
-from infracards.errors import InfracardsError
-from infracards.records import BrowseRow, CardRecord
-from infracards.store.db import transaction
-from infracards.store.queries import browse_rows, cards_whose_answer_has, load_card
+from infracards.records import BrowseRow
+from infracards.services.browse import cards_with_answer_words, list_cards, matches, search_text
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.screens.card import CardScreen
@@ -33,31 +31,6 @@ def clipped(value: str, cells: int) -> Text:
     text = Text(value, no_wrap=True)
     text.truncate(cells, overflow="ellipsis")
     return text
-
-
-def opened_text(context: AppContext, card: CardRecord) -> str:
-    """A sealed answer and its key points, case-folded for search ('' if it cannot be opened:
-    the card view says why when the card is shown)."""
-    try:
-        answer = context.answers.answer_for(card)
-    except InfracardsError:
-        return ""
-    return "" if answer is None else f"{answer.markdown} {' '.join(answer.key_points)}".casefold()
-
-
-def search_text(row: BrowseRow) -> str:
-    """What the search box looks in: card id, prompt, tags and deck id, case-folded."""
-    return f"{row.card_id} {row.prompt} {' '.join(row.tags)} {row.deck_id}".casefold()
-
-
-def matches(
-    row: BrowseRow, text: str, *, words: list[str], tag: str | None, in_answer: bool
-) -> bool:
-    """Every search word is in the row's ``search_text``, or all are in its answer; the tag
-    filter is exact."""
-    if tag is not None and tag not in row.tags:
-        return False
-    return in_answer or all(word in text for word in words)
 
 
 class BrowseScreen(Screen[None]):
@@ -108,8 +81,7 @@ class BrowseScreen(Screen[None]):
         self.apply_filters()
 
     def load_rows(self) -> None:
-        with transaction(self.context.engine) as session:
-            self.rows = browse_rows(session, deck_id=self.deck_id)
+        self.rows = list_cards(self.context.engine, deck_id=self.deck_id)
         self.search_texts = [search_text(row) for row in self.rows]
         self.apply_filters()
 
@@ -138,19 +110,15 @@ class BrowseScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="answer-search")
     def search_answers(self, words: tuple[str, ...]) -> None:
-        with transaction(self.context.engine) as session:
-            hits = cards_whose_answer_has(session, words=list(words), deck_id=self.deck_id)
-            for row in self.rows:
-                if (
-                    row.locked
-                    and row.pk not in self.opened_answers
-                    and self.context.answers.is_unlocked(row.deck_id)
-                ):
-                    self.opened_answers[row.pk] = opened_text(
-                        self.context, load_card(session, pk=row.pk)
-                    )
-        hits |= {pk for pk, text in self.opened_answers.items() if all(w in text for w in words)}
-        self.app.call_from_thread(self._answers_searched, words, frozenset(hits))
+        hits = cards_with_answer_words(
+            self.context.engine,
+            self.context.answers,
+            rows=self.rows,
+            words=words,
+            opened=self.opened_answers,
+            deck_id=self.deck_id,
+        )
+        self.app.call_from_thread(self._answers_searched, words, hits)
 
     def _answers_searched(self, words: tuple[str, ...], hits: frozenset[int]) -> None:
         self.answer_hits = (words, hits)

@@ -7,8 +7,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header
 
-from infracards.store.db import transaction
-from infracards.store.queries import card_history, load_card
+from infracards.services.cards import card_detail
 from infracards.tui.context import AppContext, prepare
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.widgets.card_view import CardView
@@ -43,9 +42,7 @@ class CardScreen(Screen[None]):
         self.call_after_refresh(self.show)  # the answer is laid out for the view's final width
 
     def show(self) -> None:
-        with transaction(self.context.engine) as session:
-            card = load_card(session, pk=self.card_pk)
-            history = card_history(session, pk=self.card_pk)
+        card, history = card_detail(self.context.engine, pk=self.card_pk)
         self.deck_id = card.deck_id
         self.locked = card.locked and not self.context.answers.is_unlocked(card.deck_id)
         self.refresh_bindings()

@@ -7,9 +7,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from infracards.scheduler import study_day
-from infracards.store.db import transaction
-from infracards.store.queries import deck_ids, deck_summaries, last_studied_deck, load_prefs
+from infracards.services.library import deck_overview, deck_to_open
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
 
@@ -60,11 +58,8 @@ class HomeScreen(Screen[None]):
 
     def refresh_decks(self) -> None:
         table = self.query_one(DataTable)
-        with transaction(self.context.engine) as session:
-            prefs = load_prefs(session)
-            today = study_day(self.context.clock(), rollover_hour=prefs.rollover_hour)
-            summaries = deck_summaries(session, today=today, prefs=prefs)
-            studied = None if table.row_count else last_studied_deck(session)
+        summaries = deck_overview(self.context.engine, now=self.context.clock()).decks
+        studied = None if table.row_count else deck_to_open(self.context.engine)
         ids = [deck.deck_id for deck in summaries]
         cursor = ids.index(studied) if studied in ids else table.cursor_row
         table.clear()
@@ -92,8 +87,7 @@ class HomeScreen(Screen[None]):
     @property
     def selected_deck(self) -> str | None:
         if not self.built:  # not shown yet: the deck its cursor will start on
-            with transaction(self.context.engine) as session:
-                return last_studied_deck(session) or next(iter(deck_ids(session)), None)
+            return deck_to_open(self.context.engine)
         table = self.query_one(DataTable)
         if not table.row_count:
             return None

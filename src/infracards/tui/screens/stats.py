@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,9 +9,11 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from infracards.records import Stats
 from infracards.services.formatting import (
     ef_text,
     forecast_title,
+    heatmap_first_day,
     heatmap_levels,
     heatmap_title,
     percent,
@@ -23,8 +23,7 @@ from infracards.services.formatting import (
     topics_title,
     totals_line,
 )
-from infracards.store.db import transaction
-from infracards.store.stats import HEATMAP_DAYS, Stats, compute_stats
+from infracards.services.statistics import load_stats
 from infracards.tui.context import AppContext
 from infracards.tui.widgets.charts import BarChart, BarRow, Heatmap, RatioBars
 
@@ -62,9 +61,7 @@ class StatsScreen(Screen[None]):
     @work(thread=True, exclusive=True)
     def load_stats(self) -> None:
         """At 1M reviews the aggregates take ~175 ms: the screen opens at once and fills in."""
-        today = self.context.today()
-        with transaction(self.context.engine) as session:
-            stats = compute_stats(session, today=today, deck_id=self.deck_id)
+        stats = load_stats(self.context.engine, now=self.context.clock(), deck_id=self.deck_id)
         self.app.call_from_thread(self._loaded, stats)
 
     def _loaded(self, stats: Stats) -> None:
@@ -92,7 +89,7 @@ class StatsScreen(Screen[None]):
         self._title("heatmap", heatmap_title(stats))
         self.query_one(Heatmap).show(
             heatmap_levels(stats),
-            first=stats.today - timedelta(days=HEATMAP_DAYS - 1),
+            first=heatmap_first_day(stats),
             last=stats.today,
         )
 
