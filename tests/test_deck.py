@@ -117,7 +117,7 @@ def test_a_valid_deck_loads(sample_deck: Path) -> None:
         ),
         (
             HEADER + "cards:\n  - id: q01\n    prompt: x\n    answer: y\n    zzz: 1\n",
-            r":7: cards\[0\]: unknown field 'zzz' \(expected answer, id, key_points, prompt, "
+            r":7: cards\[0\]: unknown field 'zzz' \(expected answer, calculators, id, key_points, prompt, "
             r"sealed, tags\)",
         ),
         (

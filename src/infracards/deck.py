@@ -50,11 +50,11 @@ MAX_TEXT_CHARS = 64 * 1024
 
 # Only plain decimal integers are numbers: `012` (octal in YAML 1.1) and `1e3` stay text.
 _PLAIN_INT = re.compile(r"0|[1-9][0-9]{0,17}")
-_CARD_FIELDS = {"id", "prompt", "tags", "key_points", "answer", "sealed"}
+_CARD_FIELDS = {"id", "prompt", "tags", "key_points", "calculators", "answer", "sealed"}
 _CARD_REQUIRED = {"id", "prompt"}
 _DECK_ID = re.compile(r"[a-z][a-z0-9-]{1,31}")
-_CARD_ID = re.compile(r"[a-z][a-z0-9-]{0,31}")
-_TAG = re.compile(r"[a-z][a-z0-9-]{0,31}")
+CARD_ID = re.compile(r"[a-z][a-z0-9-]{0,31}")
+TAG = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*")
 # C0 controls except tab/newline, DEL and C1 controls: ESC would let a deck drive the terminal.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -74,6 +74,9 @@ class Card:
     sealed: str | None
     """Base64 ciphertext of a locked answer; opened only with a card key."""
     line: int
+    calculators: tuple[str, ...] = ()
+    """Whiteboard calculators (``infracards calc`` models) for this card's estimates: public,
+    so a locked card offers them too."""
 
     @property
     def locked(self) -> bool:
@@ -94,6 +97,8 @@ class Deck:
     path: Path
     digest: str
     """SHA-256 of the file bytes: an unchanged file is not parsed or synced again."""
+    notation: str | None = None
+    """The deck's notation-and-constants page (Markdown, free), opened from any card."""
 
     @property
     def keyslots_path(self) -> Path:
@@ -291,8 +296,9 @@ class _Composer:
         return sequence
 
 
-class _DeckReader:
-    """Checks composed values against the deck schema and builds a ``Deck``, naming lines."""
+class FieldReader:
+    """Checks composed values against a schema, naming ``file:line`` and the field; the deck
+    loader and the publisher's source loader share it."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -348,6 +354,13 @@ class _DeckReader:
             for index, (item, line) in enumerate(zip(items, items.lines, strict=True))
         )
 
+    def items(self, fields: _Mapping, name: str, field: str) -> list[tuple[Any, int]]:
+        """A non-empty list's items, each with its line."""
+        value = fields[name]
+        if not isinstance(value, _Sequence) or not value:
+            raise self.fail(fields.value_lines[name], field, "expected a non-empty list")
+        return list(zip(value, value.lines, strict=True))
+
     def plain(self, value: Any, line: int, field: str) -> Any:
         """Plain data (the lock header) for the seal layer, which validates it itself."""
         if isinstance(value, _Mapping):
@@ -362,12 +375,16 @@ class _DeckReader:
             ]
         return value if type(value) is int else self.text(value, line, field)
 
+
+class _DeckReader(FieldReader):
+    """Checks a composed deck against the deck schema and builds a ``Deck``."""
+
     def read(self, root: Any, *, digest: str) -> Deck:
         top = self.mapping(
             root,
             1,
             "deck",
-            allowed={"format", "id", "title", "version", "language", "lock", "cards"},
+            allowed={"format", "id", "title", "version", "language", "notation", "lock", "cards"},
             required={"format", "id", "title", "version", "language", "cards"},
         )
         deck_format = self.field_text(top, "format", "format")
@@ -401,6 +418,7 @@ class _DeckReader:
             lock=lock,
             path=self.path,
             digest=digest,
+            notation=self.field_text(top, "notation", "notation") if "notation" in top else None,
         )
 
     def cards(self, items: Any, line: int) -> tuple[Card, ...]:
@@ -437,9 +455,9 @@ class _DeckReader:
                     fields.value_lines["sealed"], f"{field}.sealed", "expected base64 ciphertext"
                 )
         return Card(
-            card_id=self.field_text(fields, "id", f"{field}.id", pattern=_CARD_ID),
+            card_id=self.field_text(fields, "id", f"{field}.id", pattern=CARD_ID),
             prompt=self.field_text(fields, "prompt", f"{field}.prompt"),
-            tags=self.texts(fields, "tags", f"{field}.tags", pattern=_TAG)
+            tags=self.texts(fields, "tags", f"{field}.tags", pattern=TAG)
             if "tags" in fields
             else (),
             key_points=(
@@ -452,6 +470,11 @@ class _DeckReader:
             else None,
             sealed=sealed,
             line=line,
+            calculators=(
+                self.texts(fields, "calculators", f"{field}.calculators", pattern=TAG)
+                if "calculators" in fields
+                else ()
+            ),
         )
 
 

@@ -6,8 +6,10 @@ by its digest alone, without importing PyYAML.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import secrets
 import stat
 from pathlib import Path
 
@@ -48,3 +50,43 @@ def read_deck_bytes(path: Path, *, max_bytes: int = MAX_DECK_BYTES) -> bytes:
 
 def _too_large(path: Path, max_bytes: int) -> DeckError:
     return DeckError(f"{path}: larger than the {max_bytes >> 20} MiB limit for a deck file")
+
+
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def write_private_file(path: Path, data: bytes, *, replace: bool = True) -> None:
+    """Write ``data`` to ``path`` with mode 0600, atomically: a new, unpredictable temp file
+    beside it (O_EXCL, no symlink followed), fsync, then a rename, then fsync the folder. A
+    crash or a full disk leaves the previous file whole. With ``replace=False`` an existing
+    ``path`` is never touched (FileExistsError), even when it appears meanwhile."""
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW, 0o600)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if replace:
+            os.replace(temp, path)
+        else:
+            os.link(temp, path)  # fails if path exists: no window to overwrite it
+            temp.unlink()
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+    _fsync_directory(path.parent)
+
+
+def _fsync_directory(directory: Path) -> None:
+    # The rename already happened; some filesystems (and Windows) refuse to fsync a directory.
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

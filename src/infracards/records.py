@@ -34,6 +34,8 @@ class CardRecord:
     state: SM2State
     due: date | None
     retired: bool = False
+    calculators: tuple[str, ...] = ()
+    """The whiteboard calculators that fit this card (offered even while it is sealed)."""
 
     @property
     def locked(self) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,7 +26,10 @@ def register(commands: Commands) -> None:
     issue.add_argument("source", type=Path, metavar="SOURCE", help="publisher source folder")
     issue.add_argument("-n", "--count", type=int, default=1, help="how many keys (default 1)")
     issue.add_argument("--secret", type=Path, help="publisher secret file")
-    issue.add_argument("--csv", type=Path, help="also write kid,card_key rows to this file")
+    issue.add_argument(
+        "--csv", type=Path, help="also write kid,card_key rows to this new file (mode 0600)"
+    )
+    issue.add_argument("--force", action="store_true", help="replace an existing --csv file")
     issue.add_argument("--test-params", action="store_true", help="cheap KDF, for tests only")
     issue.set_defaults(handler=run_publish_issue)
     revoke = publish_commands.add_parser("revoke", help="revoke a key id from the next release on")
@@ -50,18 +54,30 @@ def run_publish_secret(args: argparse.Namespace) -> int:
 
 
 def run_publish_issue(args: argparse.Namespace) -> int:
+    from infracards.files import write_private_file
     from infracards.services.publish import issue_keys, read_secret
 
     if args.count < 1:
         raise InfracardsError("--count must be at least 1")
+    if args.csv is not None and os.path.lexists(args.csv) and not args.force:
+        # Checked before any key is issued: the file may hold keys already sold.
+        raise InfracardsError(f"{args.csv} exists; pass --force to replace it (no key issued)")
     issued = issue_keys(
         args.source, secret=read_secret(args.secret), count=args.count, test_params=args.test_params
     )
-    rows = [f"{key.license_key[:4]},{key.license_key}" for key in issued]
+    failure = None
     if args.csv is not None:
-        args.csv.write_text("kid,card_key\n" + "\n".join(rows) + "\n", encoding="utf-8")
-    for key in issued:
+        rows = "".join(f"{key.license_key[:4]},{key.license_key}\n" for key in issued)
+        try:
+            write_private_file(args.csv, f"kid,card_key\n{rows}".encode(), replace=args.force)
+        except OSError as error:
+            failure = InfracardsError(
+                f"cannot write {args.csv} ({error.strerror}); the issued keys are printed above"
+            )
+    for key in issued:  # printed in any case: they are already in the key registry
         print(key.license_key)
+    if failure is not None:
+        raise failure
     print(f"Issued {len(issued)} card keys; seal a release for them to work.", file=sys.stderr)
     return 0
 

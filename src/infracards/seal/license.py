@@ -9,13 +9,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 from infracards.errors import KeyFormatError, LicenseError
+from infracards.files import write_private_file
 from infracards.seal.encoding import parse_json, show_value
 from infracards.seal.license_key import parse_license_key
 
@@ -114,7 +114,7 @@ def save_license(home: Path, keys: dict[str, str]) -> None:
     """
     data = _encode_license(keys)
     with _writing_license(home):
-        _write_atomically(license_path(home), data)
+        write_private_file(license_path(home), data)
 
 
 def forget_license(home: Path, deck_id: str) -> None:
@@ -125,7 +125,7 @@ def forget_license(home: Path, deck_id: str) -> None:
         keys = load_license(home)
         if deck_id in keys:
             del keys[deck_id]
-            _write_atomically(license_path(home), _encode_license(keys))
+            write_private_file(license_path(home), _encode_license(keys))
 
 
 def _encode_license(keys: dict[str, str]) -> bytes:
@@ -157,32 +157,3 @@ def _writing_license(home: Path) -> Iterator[None]:
             f"cannot write {license_path(home)}: {error.strerror or error}; "
             "the previous license is unchanged"
         ) from None
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    temp = path.with_name(f".license.json.{secrets.token_hex(8)}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW, 0o600)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temp.unlink()
-        raise
-    _fsync_directory(path.parent)
-
-
-def _fsync_directory(directory: Path) -> None:
-    # The rename already happened; some filesystems (and Windows) refuse to fsync a directory.
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

@@ -19,8 +19,10 @@ from typing import Any
 
 import yaml
 
-from infracards.deck import DECK_FORMAT, parse_deck
-from infracards.errors import DeckError, SealError
+from infracards.calc import find_examples
+from infracards.deck import CARD_ID, DECK_FORMAT, TAG, FieldReader, compose_yaml, parse_deck
+from infracards.errors import CalcError, DeckError, SealError
+from infracards.files import read_deck_bytes
 from infracards.seal import (
     PRODUCTION_KDF_PARAMS,
     TEST_KDF_PARAMS,
@@ -38,6 +40,10 @@ SECRET_FORMAT = "infracards-publisher-secret/v1"
 REGISTRY_FORMAT = "infracards-key-registry/v1"
 SECRET_ENV = "INFRACARDS_PUBLISHER_SECRET"
 _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
+_SOURCE_CARD = {"id", "prompt", "tags"}
+_SOURCE_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\.md")
+"""A file beside deck.yaml (no folders, no "..")."""
+MAX_SOURCE_BYTES = 16 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +56,8 @@ class SourceCard:
     key_points: tuple[str, ...]
     answer: str
     free: bool
+    calculators: tuple[str, ...] = ()
+    """The models of the answer's ``calc`` blocks, in order: shipped unsealed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +67,7 @@ class SourceDeck:
     release: int
     language: str
     cards: tuple[SourceCard, ...]
+    notation: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,43 +124,81 @@ def read_secret(path: Path | None) -> bytes:
 
 
 def load_source(folder: Path) -> SourceDeck:
-    """Read ``deck.yaml`` and every ``qNN.md``; errors name the file."""
+    """Read ``deck.yaml``, every ``qNN.md`` and the notation page, as untrusted as a deck:
+    the same hardened YAML composer, and every error names ``file:line`` and the field."""
     path = folder / "deck.yaml"
-    try:
-        header = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DeckError(f"{path}: no such file (is {folder} a publisher source folder?)") from None
-    except yaml.YAMLError as error:
-        raise DeckError(f"{path}: {error}") from None
-    if not isinstance(header, dict) or header.get("format") != SOURCE_FORMAT:
-        raise DeckError(f"{path}: expected format: {SOURCE_FORMAT}")
-    free = set(header.get("free", []))
-    cards = tuple(
-        _source_card(folder, entry, free=entry["id"] in free) for entry in header["cards"]
+    if not path.exists() and not path.is_symlink():
+        raise DeckError(f"{path}: no such file (is {folder} a publisher source folder?)")
+    reader = FieldReader(path)
+    top = reader.mapping(
+        compose_yaml(read_deck_bytes(path, max_bytes=MAX_SOURCE_BYTES), path=path),
+        1,
+        "source",
+        allowed={"format", "id", "title", "version", "language", "free", "notation", "cards"},
+        required={"format", "id", "title", "version", "language", "cards"},
     )
+    if reader.field_text(top, "format", "format") != SOURCE_FORMAT:
+        raise reader.fail(top.value_lines["format"], "format", f"expected {SOURCE_FORMAT}")
+    cards: dict[str, tuple[int, Any]] = {}
+    for index, (entry, line) in enumerate(reader.items(top, "cards", "cards")):
+        field = f"cards[{index}]"
+        fields = reader.mapping(entry, line, field, allowed=_SOURCE_CARD, required={"id", "prompt"})
+        card_id = reader.field_text(fields, "id", f"{field}.id", pattern=CARD_ID)
+        if card_id in cards:
+            first = cards[card_id][0]
+            raise reader.fail(line, f"{field}.id", f"duplicate card id {card_id!r} (line {first})")
+        cards[card_id] = (line, fields)
+    free = set(reader.texts(top, "free", "free")) if "free" in top else set()
+    if unknown := sorted(free - set(cards)):
+        raise reader.fail(top.value_lines["free"], "free", f"no card {unknown[0]!r} in cards")
+    notation = None
+    if "notation" in top:
+        name = reader.field_text(top, "notation", "notation", pattern=_SOURCE_FILE)
+        notation = _read_text(folder / name).strip() + "\n"
+    version = reader.integer(top, "version", "version")
     return SourceDeck(
-        deck_id=header["id"],
-        title=header["title"],
-        release=header["version"],
-        language=header["language"],
-        cards=cards,
+        deck_id=reader.field_text(top, "id", "id"),
+        title=reader.field_text(top, "title", "title"),
+        release=version,
+        language=reader.field_text(top, "language", "language"),
+        cards=tuple(
+            _source_card(folder, reader, card_id, fields, line, free=card_id in free)
+            for card_id, (line, fields) in cards.items()
+        ),
+        notation=notation,
     )
 
 
-def _source_card(folder: Path, entry: dict[str, Any], *, free: bool) -> SourceCard:
-    path = folder / f"{entry['id']}.md"
+def _read_text(path: Path) -> str:
+    data = read_deck_bytes(path, max_bytes=MAX_SOURCE_BYTES)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DeckError(f"{path}: the answer of {entry['id']} is missing") from None
-    key_points, body = split_front_matter(text, path=path)
+        return data.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        line = data[: bad.start].count(b"\n") + 1
+        raise DeckError(f"{path}:{line}: invalid UTF-8 (byte {bad.start})") from None
+
+
+def _source_card(
+    folder: Path, reader: FieldReader, card_id: str, fields: Any, line: int, *, free: bool
+) -> SourceCard:
+    path = folder / f"{card_id}.md"
+    if not path.exists() and not path.is_symlink():
+        raise reader.fail(line, card_id, f"its answer {path.name} is missing")
+    key_points, body = split_front_matter(_read_text(path), path=path)
+    try:
+        calculators = tuple(dict.fromkeys(example.model.name for example in find_examples(body)))
+    except CalcError as error:
+        raise DeckError(f"{path}: calc block, {error} (lines count from the answer body)") from None
     return SourceCard(
-        card_id=entry["id"],
-        prompt=entry["prompt"],
-        tags=tuple(entry.get("tags", [])),
+        card_id=card_id,
+        prompt=reader.field_text(fields, "prompt", f"{card_id}.prompt"),
+        tags=reader.texts(fields, "tags", f"{card_id}.tags", pattern=TAG)
+        if "tags" in fields
+        else (),
         key_points=key_points,
         answer=body,
         free=free,
+        calculators=calculators,
     )
 
 
@@ -160,14 +207,13 @@ def split_front_matter(text: str, *, path: Path) -> tuple[tuple[str, ...], str]:
     match = _FRONT_MATTER.match(text)
     if match is None:
         raise DeckError(f"{path}:1: expected front matter (---, key_points: [...], ---)")
-    try:
-        front = yaml.safe_load(match.group(1))
-    except yaml.YAMLError as error:
-        raise DeckError(f"{path}: front matter: {error}") from None
-    points = front.get("key_points") if isinstance(front, dict) else None
-    if not isinstance(points, list) or not all(isinstance(p, str) for p in points):
-        raise DeckError(f"{path}: front matter needs key_points: a list of strings")
-    return tuple(points), text[match.end() :].strip() + "\n"
+    # The opening "---" stays in, so the composer's line numbers are the file's.
+    front = compose_yaml(text[: match.end(1)].encode("utf-8"), path=path)
+    reader = FieldReader(path)
+    fields = reader.mapping(front, 2, "front matter", allowed={"key_points"}, required=set())
+    if "key_points" not in fields:
+        raise DeckError(f"{path}:2: front matter needs key_points: a list of strings")
+    return reader.texts(fields, "key_points", "key_points"), text[match.end() :].strip() + "\n"
 
 
 def sealed_plaintext(card: SourceCard) -> bytes:
@@ -278,6 +324,8 @@ def seal_source(folder: Path, *, secret: bytes, out_dir: Path, test_params: bool
     cards: list[dict[str, Any]] = []
     for card in deck.cards:
         entry: dict[str, Any] = {"id": card.card_id, "prompt": card.prompt, "tags": list(card.tags)}
+        if card.calculators:
+            entry["calculators"] = list(card.calculators)
         if card.free:
             entry["key_points"] = list(card.key_points)
             entry["answer"] = card.answer
@@ -290,6 +338,7 @@ def seal_source(folder: Path, *, secret: bytes, out_dir: Path, test_params: bool
         "title": deck.title,
         "version": deck.release,
         "language": deck.language,
+        **({"notation": deck.notation} if deck.notation else {}),
         "lock": release.lock,
         "cards": cards,
     }

@@ -49,6 +49,8 @@ class Deck(SQLModel, table=True):
     """JSON of the seal header, for decks with sealed answers."""
     keyslots: str | None = None
     """JSON key slots shipped beside a sealed deck (public; one per issued card key)."""
+    notation: str | None = None
+    """The deck's notation-and-constants page (Markdown), when it has one."""
 
 
 class Card(SQLModel, table=True):
@@ -74,6 +76,8 @@ class Card(SQLModel, table=True):
     answer: str | None = None
     sealed: str | None = None
     retired: bool = False
+    calculators: str = "[]"
+    """JSON list of the whiteboard calculators that fit this card (public, sealed or not)."""
 
 
 class CardState(SQLModel, table=True):

@@ -50,6 +50,7 @@ _LOAD_CARD = sa.select(  # Core columns: SQLAlchemy's select (SQLModel's types O
     _CARD.c.answer,
     _CARD.c.sealed,
     _CARD.c.retired,
+    _CARD.c.calculators,
     _CARD_STATE.c.easiness_centi,
     _CARD_STATE.c.repetitions,
     _CARD_STATE.c.interval,
@@ -74,7 +75,7 @@ def deck_with_digest(session: Session, *, digest: str) -> tuple[str, int] | None
     return (row[0], row[1]) if row else None
 
 
-_CARD_COLUMNS = ("position", "prompt", "tags", "key_points", "answer", "sealed")
+_CARD_COLUMNS = ("position", "prompt", "tags", "key_points", "answer", "sealed", "calculators")
 
 
 def sync_deck(session: Session, *, deck: DeckFile, source: str, keyslots: str | None) -> SyncReport:
@@ -91,6 +92,7 @@ def sync_deck(session: Session, *, deck: DeckFile, source: str, keyslots: str | 
     row.source, row.digest = source, deck.digest
     row.lock_header = json.dumps(deck.lock, sort_keys=True) if deck.lock is not None else None
     row.keyslots = keyslots
+    row.notation = deck.notation
     session.add(row)
     session.flush()
 
@@ -114,6 +116,7 @@ def sync_deck(session: Session, *, deck: DeckFile, source: str, keyslots: str | 
             json.dumps(list(card.key_points), ensure_ascii=False) if card.key_points else "[]",
             card.answer,
             card.sealed,
+            json.dumps(list(card.calculators)),
         )
         old = stored.get(card.card_id)
         if old is None:
@@ -273,8 +276,10 @@ def find_card(session: Session, *, card_id: str, deck_id: str | None = None) -> 
 
 def _card_record(row: Any) -> CardRecord:
     """A ``_LOAD_CARD`` row as the record screens and the CLI show."""
-    (pk, deck_id, card_id, prompt, tags, key_points, answer, sealed, retired) = row[:9]
-    easiness_centi, repetitions, interval, due = row[9:]
+    (pk, deck_id, card_id, prompt, tags, key_points, answer, sealed, retired, calculators) = row[
+        :10
+    ]
+    easiness_centi, repetitions, interval, due = row[10:]
     return CardRecord(
         pk=pk,
         deck_id=deck_id,
@@ -287,6 +292,7 @@ def _card_record(row: Any) -> CardRecord:
         state=stored_state(easiness_centi, repetitions, interval),
         due=due,
         retired=retired,
+        calculators=tuple(json.loads(calculators)),
     )
 
 
@@ -667,3 +673,9 @@ def weakest_cards(
         )
         for card, state, count in session.exec(query)
     ]
+
+
+def deck_notation(session: Session, *, deck_id: str) -> str | None:
+    """The deck's notation-and-constants page, if it ships one."""
+    query = sa.select(_DECK.c.notation).where(_DECK.c.id == deck_id)
+    return session.connection().execute(query).scalar()
