@@ -12,7 +12,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from infracards.calc.common import GB, HIDDEN, LAYERS, MICROBATCHES, PP, RECOMPUTE, SEQ, TP
+from infracards.calc.common import (
+    GB,
+    HIDDEN,
+    LAYERS,
+    MICROBATCHES,
+    PP,
+    RECOMPUTE,
+    SEQ,
+    TP,
+    VIRTUAL,
+)
 from infracards.calc.spec import Inputs, Model, Output, Param, reject
 
 
@@ -127,15 +137,7 @@ ACTIVATIONS = Model(
             default="1f1b",
             choices=("1f1b", "gpipe"),
         ),
-        Param(
-            "virtual",
-            "v",
-            "model chunks per pipeline rank (interleaved 1F1B)",
-            kind="int",
-            default=1,
-            low=1,
-            high=1024,
-        ),
+        VIRTUAL,
         Param(
             "stage",
             "i",

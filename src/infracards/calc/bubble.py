@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from infracards.calc.common import MICROBATCHES, PP
+from infracards.calc.common import MICROBATCHES, PP, VIRTUAL
 from infracards.calc.spec import RATIO, Inputs, Model, Output, Param, reject
 
 SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "dualpipe")
@@ -112,15 +112,7 @@ BUBBLE = Model(
         ),
         replace(PP, required=True, default=None),
         replace(MICROBATCHES, required=True, default=None),
-        Param(
-            "virtual",
-            "v",
-            "model chunks per pipeline rank (interleaved 1F1B)",
-            kind="int",
-            default=1,
-            low=1,
-            high=1024,
-        ),
+        VIRTUAL,
         Param(
             "forward",
             "F",

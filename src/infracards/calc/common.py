@@ -22,6 +22,15 @@ PARAMS = Param(
 )
 TP = Param("tp", "t", "tensor-parallel size", kind="int", default=1, low=1, high=1024)
 PP = Param("pp", "p", "pipeline-parallel stages", kind="int", default=1, low=1, high=4096)
+VIRTUAL = Param(
+    "virtual",
+    "v",
+    "model chunks per pipeline rank (interleaved 1F1B)",
+    kind="int",
+    default=1,
+    low=1,
+    high=1024,
+)
 DP = Param("dp", "N_d", "data-parallel degree", kind="int", default=1, low=1, high=10_000_000)
 MICROBATCHES = Param(
     "microbatches",
