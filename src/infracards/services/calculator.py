@@ -146,11 +146,11 @@ def sheet(model: Model, example: Example | None = None) -> Sheet:
     """A model's form: filled with a worked example's inputs, or empty (defaults apply)."""
     written = dict(example.inputs) if example is not None else {}
     if example is not None:
-        origin = f"prefilled from the answer's worked example (line {example.line})"
+        origin = "the answer's worked example"
     elif any(param.required for param in model.params):
-        origin = "empty fields take their defaults; fill in the required ones"
+        origin = "defaults; fill in the required fields"
     else:
-        origin = "empty fields take their defaults"
+        origin = "defaults"
     return Sheet(
         model=model.name,
         title=model.title,
