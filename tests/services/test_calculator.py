@@ -14,9 +14,11 @@ from sqlalchemy import Engine
 
 from infracards.calc import MODELS
 from infracards.records import CardRecord
+from infracards.scheduler import SM2State
 from infracards.services.answers import AnswerBook
 from infracards.services.calculator import EMPTY_OUTPUT, card_sheets, evaluate
 from infracards.services.library import add_deck, notation_page
+from infracards.services.publish import load_source
 from infracards.store.db import transaction
 from infracards.store.queries import find_card
 from tests.calc_deck import calc_store
@@ -158,3 +160,32 @@ def test_any_typed_text_computes_or_marks_a_field(model: str, data: st.DataObjec
     else:
         assert {row.text for row in shown.outputs} == {EMPTY_OUTPUT}
         assert shown.errors or shown.missing or shown.problem
+
+
+SOURCE = Path(__file__).resolve().parents[2] / "deck" / "source" / "module03"
+
+
+def test_every_calculator_of_the_shipped_deck_opens_on_its_worked_example() -> None:
+    """Each card of Module 03 with calculators, its answer open: every form starts computed."""
+    offered = {}
+    for source in load_source(SOURCE).cards:
+        if not source.calculators:
+            continue
+        record = CardRecord(
+            pk=1, deck_id="module03", card_id=source.card_id, prompt=source.prompt, tags=(),
+            key_points=(), answer=source.answer, sealed=None, state=SM2State(), due=None,
+            calculators=source.calculators,
+        )  # fmt: skip
+        sheets = card_sheets(record, AnswerBook(), answer_shown=True)
+        offered[source.card_id] = [sheet.model for sheet in sheets]
+        for sheet in sheets:
+            assert sheet.origin == "the answer's worked example", (source.card_id, sheet.model)
+            shown = evaluate(sheet.model, sheet.texts())
+            assert shown.computed, (source.card_id, sheet.model, shown)
+    assert offered == {
+        "q03": ["collective", "bubble"], "q04": ["memory"], "q05": ["collective"],
+        "q06": ["collective"], "q09": ["activations"], "q12": ["bubble"], "q13": ["bubble"],
+        "q14": ["activations", "memory"], "q16": ["train-time", "dp-comm"],
+        "q17": ["memory", "activations"], "q19": ["collective"], "q20": ["collective"],
+        "q22": ["dp-comm", "memory"], "q23": ["dp-comm", "memory"], "q25": ["collective"],
+    }  # fmt: skip
