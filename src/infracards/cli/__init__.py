@@ -15,11 +15,11 @@ import sys
 from collections.abc import Sequence
 
 from infracards import __version__
-from infracards.cli import decks, keys, progress, publish, study
+from infracards.cli import calc, decks, keys, progress, publish, study
 from infracards.cli.common import Handler
 from infracards.errors import InfracardsError
 
-GROUPS = (study, decks, progress, keys, publish)
+GROUPS = (study, decks, progress, keys, calc, publish)
 """Command groups in the order `infracards --help` lists them."""
 
 

@@ -17,6 +17,7 @@ from infracards.scheduler import study_day
 from infracards.store.db import transaction
 from infracards.store.queries import (
     deck_ids,
+    deck_notation,
     deck_origin,
     deck_summaries,
     deck_with_digest,
@@ -122,3 +123,10 @@ def deck_to_open(engine: Engine) -> str | None:
     """The deck Home starts on: the one studied last, else the first (as Anki opens)."""
     with transaction(engine) as session:
         return last_studied_deck(session) or next(iter(deck_ids(session)), None)
+
+
+def notation_page(engine: Engine, *, deck_id: str) -> str | None:
+    """The deck's notation-and-constants page (free Markdown, opened from any of its cards),
+    or None when the deck has none."""
+    with transaction(engine) as session:
+        return deck_notation(session, deck_id=deck_id)

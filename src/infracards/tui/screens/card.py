@@ -7,7 +7,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header
 
+from infracards.records import CardRecord
 from infracards.services.cards import card_detail
+from infracards.services.library import notation_page
 from infracards.tui.context import AppContext, prepare
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.widgets.card_view import CardView
@@ -18,6 +20,8 @@ class CardScreen(Screen[None]):
 
     BINDINGS = [
         Binding("k", "app.unlock", "Unlock", id="unlock"),
+        Binding("c", "calculator", "Calculator", id="calculator"),
+        Binding("n", "notation", "Notation", id="notation"),
         Binding("escape,q", "back", "Back", id="back"),
     ]
 
@@ -28,6 +32,9 @@ class CardScreen(Screen[None]):
         self.deck_id = ""
         self.locked = False
         """The card's answer is sealed and its deck not unlocked: only then is k offered."""
+        self.card: CardRecord | None = None
+        self.notation: str | None = None
+        """The deck's notation page, when it has one (`n`)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -43,7 +50,9 @@ class CardScreen(Screen[None]):
 
     def show(self) -> None:
         card, history = card_detail(self.context.engine, pk=self.card_pk)
+        self.card = card
         self.deck_id = card.deck_id
+        self.notation = notation_page(self.context.engine, deck_id=card.deck_id)
         self.locked = card.locked and not self.context.answers.is_unlocked(card.deck_id)
         self.refresh_bindings()
         view = self.query_one(CardView)
@@ -70,8 +79,28 @@ class CardScreen(Screen[None]):
         """The deck `k` unlocks: this card's, while its answer is sealed."""
         return self.deck_id if self.locked else None
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "calculator":
+            return self.card is not None and bool(self.card.calculators)
+        if action == "notation":
+            return self.notation is not None
+        return True
+
     def on_answers_opened(self, _message: AnswersOpened) -> None:
         self.show()
+
+    def action_calculator(self) -> None:
+        """The card's calculators, filled with the answer's worked examples when it is open."""
+        from infracards.tui.screens.calculator import open_calculator
+
+        if self.card is not None and self.card.calculators:
+            open_calculator(self, self.context, self.card, answer_shown=True)
+
+    def action_notation(self) -> None:
+        from infracards.tui.screens.notation import NotationScreen
+
+        if self.notation is not None:
+            self.app.push_screen(NotationScreen(deck_id=self.deck_id, markdown=self.notation))
 
     def action_back(self) -> None:
         self.dismiss()

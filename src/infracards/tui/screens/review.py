@@ -14,6 +14,7 @@ from textual.widgets import Static
 from infracards.errors import InfracardsError
 from infracards.records import CardRecord
 from infracards.scheduler import StudyQueue
+from infracards.services.library import notation_page
 from infracards.services.review import ReviewSession
 from infracards.tui.context import AppContext, PreparedAnswer, prepare
 from infracards.tui.messages import AnswersOpened
@@ -50,6 +51,8 @@ class ReviewScreen(Screen[None]):
         *(Binding(str(quality), f"grade({quality})", show=False) for quality in range(1, 6)),
         Binding("u,ctrl+z", "undo", "Undo", id="undo"),
         Binding("k", "app.unlock", "Unlock", id="unlock"),
+        Binding("c", "calculator", "Calculator", id="calculator"),
+        Binding("n", "notation", "Notation", id="notation"),
         Binding("q,escape", "leave", "Leave", id="leave"),
     ]
 
@@ -63,6 +66,8 @@ class ReviewScreen(Screen[None]):
         self.deck_id = deck_id
         self.review = ReviewSession(context.engine, deck_id=deck_id, clock=context.clock)
         self.prepared: PreparedAnswer | None = None
+        self.notation: str | None = None
+        """The deck's notation page, when it has one (`n`)."""
 
     @property
     def card(self) -> CardRecord | None:
@@ -85,6 +90,7 @@ class ReviewScreen(Screen[None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
+        self.notation = notation_page(self.context.engine, deck_id=self.deck_id)
         self.review.start()
         self.show_current()
 
@@ -99,6 +105,10 @@ class ReviewScreen(Screen[None]):
             return not self.revealed and self.card is not None
         if action == "undo":
             return self.can_undo
+        if action == "calculator":
+            return self.card is not None and bool(self.card.calculators)
+        if action == "notation":
+            return self.notation is not None
         return True
 
     def on_answers_opened(self, _message: AnswersOpened) -> None:
@@ -189,6 +199,19 @@ class ReviewScreen(Screen[None]):
             return
         self.show_current()
         self.notify(f"Undid grade {step.graded.quality} on {step.card.card_id}", timeout=2)
+
+    def action_calculator(self) -> None:
+        """The card's calculators; the answer's worked examples fill them once it is shown."""
+        from infracards.tui.screens.calculator import open_calculator
+
+        if self.card is not None and self.card.calculators:
+            open_calculator(self, self.context, self.card, answer_shown=self.revealed)
+
+    def action_notation(self) -> None:
+        from infracards.tui.screens.notation import NotationScreen
+
+        if self.notation is not None:
+            self.app.push_screen(NotationScreen(deck_id=self.deck_id, markdown=self.notation))
 
     def action_leave(self) -> None:
         """Leave early: every grade so far is already committed."""
