@@ -3,8 +3,11 @@
 The page ``deck/source/module03/notation.md`` carries a machine-readable YAML block of hardware
 constants. These tests read it and check every network-card bandwidth and every H100/H200 peak
 that the answers quote against it, so that one card cannot price a NIC at 45 GB/s and the next at
-50 GB/s, or quote a wrong peak, without saying why. They also check the conventions the page fixes:
-every bubble fraction names its basis, and the pipeline B never silently means the full backward.
+50 GB/s, or quote a wrong peak, without saying why. The worked examples' ``calc`` blocks are
+quotes too: their bandwidth and peak inputs, and the calculators' defaults they fall back on, are
+the page's figures unless the block or its card marks the departure. They also check the
+conventions the page fixes: every bubble fraction names its basis, and the pipeline B never
+silently means the full backward.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
+from infracards.calc import MODELS, find_examples
 from infracards.services.publish import load_source
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,6 +58,9 @@ BUBBLE_TOTAL = re.compile(r"\(p\s?[−-]\s?1\)\s?/\s?\(m\s?\+\s?p\s?[−-]\s?1\)
 BUBBLE_IDEAL = re.compile(r"\(p\s?[−-]\s?1\)\s?/\s?(?:m\b|\(v\s?·\s?m\))")
 TOTAL_BASIS = re.compile(r"占比|总时间|总 step|/ ?总|占总")
 IDEAL_BASIS = re.compile(r"理想|气泡比|相对计算|为计算的|/ ?计算")
+NVLINK_MARK = re.compile(r"NVLS|SHARP|线速|line rate", re.I)
+CALC_FIGURES = {"nic": "GB/s", "nvlink": "GB/s", "peak": "TFLOPS"}
+"""calc flags whose values are the page's constants, and the unit prose writes them in."""
 FULL_BACKWARD_AS_B = re.compile(r"F\s?\+\s?B\)|F&B\s?\+\s?B\s?[−-]\s?3W|F\s?\+\s?B\s?[−-]\s?2W")
 ORIGINAL_TABLE_MARK = re.compile(r"原表|原式|README|报告表 2|含 W")
 
@@ -206,6 +213,64 @@ def peak_problem(quote: Quote, gpus: dict[str, Any]) -> str | None:
     return f"{quote.value:g} TFLOPS is not the page's H100/H200 {precision} {kind} peak {allowed}"
 
 
+def page_figure(flag: str, constants: dict[str, Any]) -> set[float]:
+    """The figures of the page a calc flag may take without a mark."""
+    if flag == "nic":
+        return {constants["nic"]["effective_gb_s"]}
+    if flag == "nvlink":
+        return {constants["nvlink4"]["allreduce_busbw_gb_s"]}
+    return {
+        constants[gpu][f"{p}_dense_tflops"]
+        for gpu in ("h100_sxm", "h200_sxm")
+        for p in ("bf16", "fp8")
+    }
+
+
+def departure_marked(flag: str, value: float, text: str, constants: dict[str, Any]) -> bool:
+    """Whether ``text`` says why a figure is not the page's: measured, other hardware, a stated
+    departure; 50 GB/s only as 线速; NVLink's 450 line rate or NVLS."""
+    if (
+        MEASURED_MARK.search(text)
+        or OTHER_HARDWARE_MARK.search(text)
+        or DEPARTURE_MARK.search(text)
+    ):
+        return True
+    if flag == "nic":
+        return value == constants["nic"]["line_rate_gb_s"] and bool(LINE_RATE_MARK.search(text))
+    return flag == "nvlink" and bool(NVLINK_MARK.search(text))
+
+
+def calc_problems(
+    card_id: str, answer: str, prose: list[str], constants: dict[str, Any]
+) -> list[str]:
+    """Each calc block input that departs from the page with no mark in the block's comments or
+    in a sentence of the card that quotes the same figure with its unit."""
+    problems = []
+    rows = answer.splitlines()
+    for example in find_examples(answer):
+        body = rows[example.line :]
+        block = body[: next(i for i, row in enumerate(body) if row.strip() == "```")]
+        comments = " ".join(row for row in block if row.strip().startswith("#"))
+        for flag, text in example.inputs:
+            if flag not in CALC_FIGURES:
+                continue
+            value = float(text)
+            if value in page_figure(flag, constants):
+                continue
+            unit = CALC_FIGURES[flag]
+            figure = re.compile(rf"(?<![\d.]){re.escape(f'{value:g}')}\s?{unit}")
+            quoted = [s for s in prose if figure.search(s)]
+            if departure_marked(flag, value, comments, constants) or any(
+                departure_marked(flag, value, s, constants) for s in quoted
+            ):
+                continue
+            problems.append(
+                f"{card_id}: line {example.line}: {flag}: {text} is not the page's "
+                f"{sorted(page_figure(flag, constants))} and nothing says why"
+            )
+    return problems
+
+
 CONSTANTS = page_constants()
 PAIRS = all_sentences()
 
@@ -252,6 +317,57 @@ def test_every_h100_h200_peak_in_the_answers_is_the_pages() -> None:
         if (why := peak_problem(q, gpus))
     ]
     assert not problems, "\n".join(problems)
+
+
+def test_the_calculators_default_to_the_pages_constants() -> None:
+    """A calc block that leaves out the fabric or the peak is priced at the page's figures."""
+    defaults = {
+        (flag, model.param(flag).default)
+        for model in MODELS.values()
+        for flag in CALC_FIGURES
+        if flag in {p.flag for p in model.params}
+    }
+    assert {flag for flag, _ in defaults} == set(CALC_FIGURES)
+    for flag, default in defaults:
+        assert isinstance(default, float)
+        assert default in page_figure(flag, CONSTANTS), (flag, default)
+
+
+def test_every_calc_block_prices_the_fabric_and_peak_as_the_page() -> None:
+    source = load_source(SOURCE)
+    problems: list[str] = []
+    checked = 0
+    for card in source.cards:
+        prose = [p.text for p in PAIRS if p.card == card.card_id and not p.is_code]
+        checked += sum(
+            flag in CALC_FIGURES for e in find_examples(card.answer) for flag, _ in e.inputs
+        )
+        problems += calc_problems(card.card_id, card.answer, prose, CONSTANTS)
+    assert checked >= 20, f"found only {checked} calc inputs to check: the detector broke"
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("block", "prose", "ok"),
+    [
+        ("model: collective\nranks: 8; bytes: 1e9; nvlink: 360", "", True),
+        ("model: collective\nranks: 8; bytes: 1e9; nvlink: 400", "", False),
+        ("model: collective\nranks: 8; bytes: 1e9; nvlink: 370", "机内 370 GB/s。", False),
+        ("model: collective\nranks: 8; bytes: 1e9; nvlink: 370", "#212 实测 370 GB/s", True),
+        ("# NVLS 的 busbw\nmodel: collective\nranks: 8; bytes: 1e9; nvlink: 480", "", True),
+        ("model: collective\nranks: 64; bytes: 1e9; nic: 50", "", False),
+        ("# IB 线速\nmodel: collective\nranks: 64; bytes: 1e9; nic: 50", "", True),
+        ("# 8×200G\nmodel: collective\nranks: 64; bytes: 1e9; nic: 22.5", "", True),
+        ("model: train-time\nparams: 7e9; tokens: 1e12; gpus: 8; peak: 312", "", False),
+        ("# A100\nmodel: train-time\nparams: 7e9; tokens: 1e12; gpus: 8; peak: 312", "", True),
+    ],
+)
+def test_the_calc_check_tells_a_marked_departure_from_a_stray_one(
+    block: str, prose: str, ok: bool
+) -> None:
+    expect = "time_ms = 1 ± 1e9" if "collective" in block else "days = 1 ± 1e9"
+    answer = f"```calc\n{block}\nexpect: {expect}\n```\n"
+    assert (calc_problems("t", answer, [prose], CONSTANTS) == []) == ok
 
 
 def test_every_bubble_fraction_names_its_basis() -> None:
