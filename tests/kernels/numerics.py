@@ -22,6 +22,7 @@ def max_error(got: object, want: object) -> float:
     return float(np.abs(a.astype(np.float64) - b.astype(np.float64)).max(initial=0.0))
 
 
+DTYPE_NAME = {torch.float32: "fp32", torch.bfloat16: "bf16"}
 MEASURED: list[tuple[str, float, float]] = []  # (what, max error, bound), for the summary
 
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.kernels.numerics import max_error, report, torch
+from tests.kernels.numerics import DTYPE_NAME, max_error, report, torch
 from tests.kernels.toolchain import triton_module
 
 CHECKS = ("q08/merge_attn_states_kernel", "q08/flash_attn_fwd_kernel")
 # The interpreter rounds fp32 -> bf16 by truncation where the GPU rounds to nearest, so bf16
 # results are compared with a few bf16 ulps of slack (values here are O(1)).
 BOUND = {torch.float32: 2e-5, torch.bfloat16: 4e-2}
-NAME = {torch.float32: "fp32", torch.bfloat16: "bf16"}
 
 
 def reference(q, k, v, q_start: int, k_start: int):  # type: ignore[no-untyped-def]
@@ -36,8 +35,8 @@ def test_flash_attention_is_causal_softmax_attention_with_its_lse(dtype) -> None
     q, k, v = qkv(dtype)  # 97 tokens: 4 tiles of 32, the last one partial; head_dim 40 < 64
     o, lse = fa.flash_attn_fwd(q, k, v, block_m=32, block_n=32)
     want_o, want_lse = reference(q, k, v, 0, 0)
-    report(f"q08 flash_attn_fwd {NAME[dtype]} o", max_error(o, want_o), BOUND[dtype])
-    report(f"q08 flash_attn_fwd {NAME[dtype]} lse", max_error(lse, want_lse), BOUND[dtype])
+    report(f"q08 flash_attn_fwd {DTYPE_NAME[dtype]} o", max_error(o, want_o), BOUND[dtype])
+    report(f"q08 flash_attn_fwd {DTYPE_NAME[dtype]} lse", max_error(lse, want_lse), BOUND[dtype])
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
@@ -74,8 +73,8 @@ def test_ring_steps_merged_by_lse_equal_full_causal_attention(dtype) -> None:  #
         outputs.append(acc.reshape(heads, rows, dim))
         lses.append(acc_lse.reshape(heads, rows))
     want_o, want_lse = reference(q, k, v, 0, 0)
-    report(f"q08 ring merge {NAME[dtype]} o", max_error(torch.cat(outputs, 1), want_o), BOUND[dtype])
-    report(f"q08 ring merge {NAME[dtype]} lse", max_error(torch.cat(lses, 1), want_lse), BOUND[dtype])
+    report(f"q08 ring merge {DTYPE_NAME[dtype]} o", max_error(torch.cat(outputs, 1), want_o), BOUND[dtype])
+    report(f"q08 ring merge {DTYPE_NAME[dtype]} lse", max_error(torch.cat(lses, 1), want_lse), BOUND[dtype])
 
 
 def test_merging_two_empty_states_keeps_them_empty() -> None:

@@ -37,23 +37,40 @@ def triton_module(name: str) -> ModuleType:
     pytest.importorskip("torch", reason="the Triton blocks need torch (pip install -e '.[kernels]')")
     pytest.importorskip("triton", reason="the Triton blocks need triton (pip install -e '.[kernels]')")
     assert os.environ.get("TRITON_INTERPRET") == "1"
-    _fix_interpreter_bf16_dot()
+    _fix_interpreter()
     return _import(block(name))
 
 
 @functools.cache
-def _fix_interpreter_bf16_dot() -> None:
-    """Triton 3.9's interpreter keeps bf16 as raw uint16 and ``tl.dot`` multiplies those bits.
+def _fix_interpreter() -> None:
+    """Two bugs of Triton 3.9's interpreter that are not our kernels' (the GPU has neither).
 
-    The patched dot widens bf16 operands to fp32 first, which is what tensor cores compute
-    (exact bf16 products, fp32 accumulation); every other dtype goes through unchanged.
+    - It keeps bf16 as raw uint16 and ``tl.dot`` multiplies those bits. The patched dot widens
+      bf16 operands to fp32 first, which is what tensor cores compute (exact bf16 products,
+      fp32 accumulation).
+    - Its fp32 -> fp8 e4m3 cast loses the carry when rounding up crosses a power of two
+      (124.7 becomes 64, not 128). The patched cast rounds as the GPU's cvt.rn.satfinite does,
+      through torch's float8_e4m3fn.
+    Every other dtype and cast goes through unchanged. (Its fp32 -> bf16 cast truncates where
+    the GPU rounds to nearest: that one is kept, and the bf16 checks allow for it.)
     """
     import numpy as np
+    import torch
     import triton.language as tl
     from triton.runtime import interpreter
 
     builder = interpreter.InterpreterBuilder
     original = builder.create_dot
+    original_fp_to_fp = builder.create_fp_to_fp
+
+    def create_fp_to_fp(self: Any, src: Any, dst_type: Any, rounding_mode: Any) -> Any:
+        if dst_type.scalar != tl.float8e4nv or src.dtype.scalar != tl.float32:
+            return original_fp_to_fp(self, src, dst_type, rounding_mode)
+        wide = torch.from_numpy(np.ascontiguousarray(src.data, dtype=np.float32))
+        bits = wide.to(torch.float8_e4m3fn).view(torch.uint8).numpy()
+        return interpreter.TensorHandle(bits, tl.float8e4nv)
+
+    builder.create_fp_to_fp = create_fp_to_fp  # type: ignore[method-assign]
 
     def widen(handle: Any) -> Any:
         if handle.dtype.scalar != tl.bfloat16:
