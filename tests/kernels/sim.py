@@ -55,3 +55,36 @@ def run(blocks: Iterable[Block], seed: int) -> int:
         if yielded is not None:
             waiting[id(chosen)] = yielded
     return steps
+
+
+def run_calls(
+    ranks: int,
+    grid: int,
+    calls: int,
+    block: Callable[[int, int, int], Block],
+    between: Callable[[int, int], None],
+    seed: int,
+) -> None:
+    """Run ``calls`` back-to-back launches of a kernel on every rank, each rank at its own pace.
+
+    ``block(rank, b, call)`` is block ``b`` of one launch. A rank's next launch starts only when
+    all blocks of its previous one have ended (stream order), after ``between(rank, call)`` ran:
+    the host or the next kernel reading the outputs and writing the next inputs in place. Other
+    ranks may still be inside the previous launch, which is what end barriers are for.
+    """
+    finished = [[0] * calls for _ in range(ranks)]
+    started = [0] * ranks
+
+    def launched(rank: int, b: int, call: int) -> Block:
+        yield until(lambda: started[rank] >= call)
+        yield from block(rank, b, call)
+        finished[rank][call] += 1
+
+    def stream(rank: int) -> Block:
+        for call in range(calls):
+            yield until(lambda: finished[rank][call] == grid)
+            between(rank, call)
+            started[rank] = call + 1
+
+    blocks = [launched(r, b, c) for r in range(ranks) for b in range(grid) for c in range(calls)]
+    run([*blocks, *(stream(r) for r in range(ranks))], seed)
