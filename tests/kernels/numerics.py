@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch", reason="the kernel checks need torch (pip install -e '.[kernels]')")
+torch = pytest.importorskip(
+    "torch", reason="the kernel checks need torch (pip install -e '.[kernels]')"
+)
 
 
 def bf16(values: np.ndarray) -> np.ndarray:

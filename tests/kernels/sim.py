@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 Predicate = Callable[[], bool]
 
@@ -32,6 +33,11 @@ class Deadlock(AssertionError):
 
 def until(ready: Predicate) -> Until:
     return Until(ready)
+
+
+def until_at_least(flags: Any, index: Any, value: int) -> Until:
+    """Spin until ``flags[index] >= value``: a flag or counter in (simulated) memory."""
+    return Until(lambda: bool(flags[index] >= value))
 
 
 def run(blocks: Iterable[Block], seed: int) -> int:
@@ -76,13 +82,13 @@ def run_calls(
     started = [0] * ranks
 
     def launched(rank: int, b: int, call: int) -> Block:
-        yield until(lambda: started[rank] >= call)
+        yield until_at_least(started, rank, call)
         yield from block(rank, b, call)
         finished[rank][call] += 1
 
     def stream(rank: int) -> Block:
         for call in range(calls):
-            yield until(lambda: finished[rank][call] == grid)
+            yield until_at_least(finished[rank], call, grid)
             between(rank, call)
             started[rank] = call + 1
 

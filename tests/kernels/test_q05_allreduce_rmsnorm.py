@@ -6,7 +6,7 @@ import numpy as np
 
 from tests.kernels.numerics import bf16, report, torch
 from tests.kernels.ports import block_sum
-from tests.kernels.sim import Block, run_calls, until
+from tests.kernels.sim import Block, run_calls, until_at_least
 
 CHECKS = ("q05/allreduce_add_rmsnorm",)
 R, GRID, THREADS, ROWS, H, CALLS, EPS = 4, 2, 64, 5, 8 * 70, 3, 1e-6
@@ -33,7 +33,7 @@ class FusedAllReduceNorm:
         for peer in range(R):
             self.flags[peer][b, phase, rank] = epoch
         for peer in range(R):
-            yield until(lambda peer=peer: self.flags[rank][b, phase, peer] >= epoch)
+            yield until_at_least(self.flags[rank], (b, phase, peer), epoch)
 
     def block(self, rank: int, b: int, call: int) -> Block:
         self.calls[rank][b] += 1
@@ -53,7 +53,9 @@ class FusedAllReduceNorm:
                     for value in out:  # ss += r * r, element by element
                         ss[t] = np.float32(ss[t] + np.float32(value * value))
                     res[row, cols] = out
-            rstd = np.float32(1.0 / np.sqrt(np.float32(block_sum(ss) / np.float32(H)) + np.float32(EPS)))
+            rstd = np.float32(
+                1.0 / np.sqrt(np.float32(block_sum(ss) / np.float32(H)) + np.float32(EPS))
+            )
             for t in range(THREADS):
                 for i in range(t, n_vec, THREADS):
                     cols = slice(8 * i, 8 * i + 8)
@@ -68,7 +70,9 @@ class FusedAllReduceNorm:
         self.x[rank][:] = self.partials[call + 1][rank]  # the next layer's GEMM output
 
 
-def reference(residual: np.ndarray, partials: list[np.ndarray], w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def reference(
+    residual: np.ndarray, partials: list[np.ndarray], w: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     acc = residual.astype(np.float32)
     for p in partials:
         acc = acc + p
@@ -103,6 +107,8 @@ def test_without_the_end_barrier_the_next_layer_overwrites_a_partial_being_read(
         run_calls(R, GRID, CALLS, fused.block, fused.between, seed)
         for call in range(CALLS):
             _, want_residual = reference(residual, fused.partials[call], fused.w)
-            wrong += any(not np.array_equal(r, want_residual) for _, r in fused.outputs[call].values())
+            wrong += any(
+                not np.array_equal(r, want_residual) for _, r in fused.outputs[call].values()
+            )
             residual = want_residual
     assert wrong > 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from tests.kernels.numerics import DTYPE_NAME, max_error, report, torch
@@ -50,7 +52,7 @@ def test_ring_steps_merged_by_lse_equal_full_causal_attention(dtype) -> None:  #
     merge = triton_module("q08/merge_attn_states_kernel")
     q, k, v = qkv(dtype)
     bounds = [0, 33, 65, 97]  # three ranks, chunk lengths 33, 32, 32
-    chunks = [slice(a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+    chunks = [slice(a, b) for a, b in itertools.pairwise(bounds)]
     rank_count = len(chunks)
     outputs, lses = [], []
     for rank, mine in enumerate(chunks):
@@ -73,8 +75,16 @@ def test_ring_steps_merged_by_lse_equal_full_causal_attention(dtype) -> None:  #
         outputs.append(acc.reshape(heads, rows, dim))
         lses.append(acc_lse.reshape(heads, rows))
     want_o, want_lse = reference(q, k, v, 0, 0)
-    report(f"q08 ring merge {DTYPE_NAME[dtype]} o", max_error(torch.cat(outputs, 1), want_o), BOUND[dtype])
-    report(f"q08 ring merge {DTYPE_NAME[dtype]} lse", max_error(torch.cat(lses, 1), want_lse), BOUND[dtype])
+    report(
+        f"q08 ring merge {DTYPE_NAME[dtype]} o",
+        max_error(torch.cat(outputs, 1), want_o),
+        BOUND[dtype],
+    )
+    report(
+        f"q08 ring merge {DTYPE_NAME[dtype]} lse",
+        max_error(torch.cat(lses, 1), want_lse),
+        BOUND[dtype],
+    )
 
 
 def test_merging_two_empty_states_keeps_them_empty() -> None:

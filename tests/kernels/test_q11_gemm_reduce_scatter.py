@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.kernels.numerics import bf16, report
-from tests.kernels.sim import Block, run_calls, until
+from tests.kernels.sim import Block, run_calls, until_at_least
 
 CHECKS = ("q11/gemm_rs_step",)
 R, MC, N, K, CALLS = 3, 37, 40, 50, 3  # chunk rows, cols, depth: none a multiple of 32
@@ -50,14 +50,14 @@ class GemmReduceScatter:
                 acc += np.outer(a_tile[:, k], b_tile[k])
         valid = np.ix_(in_rows, in_cols)
         if step > 0:
-            yield until(lambda: self.ready[rank][step - 1, tile] >= epoch)
+            yield until_at_least(self.ready[rank], (step - 1, tile), epoch)
             acc[valid] += self.recv[rank][step - 1][np.ix_(rows[in_rows], cols[in_cols])]
             self.ack[left][step - 1, tile] = epoch  # the slot is free again
         if step == R - 1:
             self.out[rank][np.ix_(rows[in_rows], cols[in_cols])] = bf16(acc[valid])
             return
         if self.flow_control:
-            yield until(lambda: self.ack[rank][step, tile] >= epoch - 1)
+            yield until_at_least(self.ack[rank], (step, tile), epoch - 1)
         yield None  # the NVLink stores below may interleave with the peer
         self.recv[right][step][np.ix_(rows[in_rows], cols[in_cols])] = bf16(acc[valid])
         self.ready[right][step, tile] = epoch

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.kernels.numerics import bf16, report
-from tests.kernels.sim import Block, run_calls, until
+from tests.kernels.sim import Block, run_calls, until_at_least
 
 CHECKS = ("q19/ring_collective",)
 R, GRID, THREADS = 4, 2, 3
@@ -40,7 +40,7 @@ class Ring:
         for s in range(R - 1):
             c = (rank - s - (2 if reduce else 1)) % R
             if not (self.skip_start_wait and s == 0):
-                yield until(lambda s=s: me[b, s] >= epoch)  # wait(flags[rank], s)
+                yield until_at_least(me, (b, s), epoch)  # wait(flags[rank], s)
             off = c * CHUNK
             for t in range(THREADS):
                 for i in range(b * THREADS + t, CHUNK, GRID * THREADS):
@@ -51,7 +51,7 @@ class Ring:
                     yield None
             self.flags[right][b, s + 1] = epoch  # right may read chunk c
         self.flags[left][b, R] = epoch  # I am done reading left's buffer
-        yield until(lambda: me[b, R] >= epoch)
+        yield until_at_least(me, (b, R), epoch)
 
     def between(self, rank: int, call: int) -> None:
         """After an all-gather: read the result, write the next call's gradient in place."""
@@ -85,7 +85,9 @@ def test_reduce_scatter_then_all_gather_is_an_all_reduce_on_every_rank(rounding)
             assert all(np.array_equal(got, want) for got in ring.after[k])
     exact = np.sum(np.stack(ring.inputs[0]).astype(np.float64), 0)
     error = float(np.abs(ring.after[0][0] - exact).max())
-    report(f"q19 ring RS+AG {rounding.__name__} vs fp64 sum", error, 3e-2 if rounding is bf16 else 1e-5)
+    report(
+        f"q19 ring RS+AG {rounding.__name__} vs fp64 sum", error, 3e-2 if rounding is bf16 else 1e-5
+    )
 
 
 def test_without_waiting_for_the_left_input_a_rank_reads_the_previous_gradient() -> None:
@@ -93,5 +95,7 @@ def test_without_waiting_for_the_left_input_a_rank_reads_the_previous_gradient()
     for seed in range(12):
         ring = Ring(fp32, skip_start_wait=True)
         run_calls(R, GRID, 4, ring.block, ring.between, seed)
-        wrong += any(not np.array_equal(got, ring.expected(k)) for k in range(2) for got in ring.after[k])
+        wrong += any(
+            not np.array_equal(got, ring.expected(k)) for k in range(2) for got in ring.after[k]
+        )
     assert wrong > 0

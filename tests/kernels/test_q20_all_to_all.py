@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.kernels.numerics import report
-from tests.kernels.sim import Block, run_calls, until
+from tests.kernels.sim import Block, run_calls, until_at_least
 
 CHECKS = ("q20/all_to_all",)
 R, GRID, THREADS, WORDS, CALLS = 4, 2, 3, 7, 3  # 7 16-byte words per block
@@ -30,7 +30,7 @@ class AllToAll:
         for peer in range(R):  # threads 0..R-1: store on the peer, then wait on mine
             self.flags[peer][b, phase, rank] = epoch
         for peer in range(R):
-            yield until(lambda peer=peer: self.flags[rank][b, phase, peer] >= epoch)
+            yield until_at_least(self.flags[rank], (b, phase, peer), epoch)
 
     def block(self, rank: int, b: int, call: int) -> Block:
         self.calls[rank][b] += 1

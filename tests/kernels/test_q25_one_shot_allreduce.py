@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.kernels.numerics import bf16, report
-from tests.kernels.sim import Block, run_calls, until
+from tests.kernels.sim import Block, run_calls, until_at_least
 
 CHECKS = ("q25/one_shot_allreduce",)
 NPES, GRID, THREADS, CALLS = 4, 3, 4, 3
@@ -31,7 +31,7 @@ class OneShot:
         for peer in range(NPES):  # threads 0..NPES-1: signal_op SET on peer
             self.sig[peer][b, start.start + me] = epoch
         for peer in range(NPES):
-            yield until(lambda peer=peer: self.sig[me][b, start.start + peer] >= epoch)
+            yield until_at_least(self.sig[me], (b, start.start + peer), epoch)
         n_vec, stride = self.n // self.kvec, GRID * THREADS
         for t in range(THREADS):
             tid = b * THREADS + t
@@ -51,7 +51,7 @@ class OneShot:
             for peer in range(NPES):
                 self.sig[peer][b, done.start + me] = epoch
             for peer in range(NPES):
-                yield until(lambda peer=peer: self.sig[me][b, done.start + peer] >= epoch)
+                yield until_at_least(self.sig[me], (b, done.start + peer), epoch)
 
     def between(self, pe: int, call: int) -> None:
         """The next layer on this PE: read the result, write the next input into buf."""
@@ -83,7 +83,11 @@ def test_every_pe_gets_the_same_sum_in_every_call_including_the_tail(rounding, k
                 assert np.array_equal(got, want)  # bitwise, and so across PEs
     exact = np.sum(np.stack(state.inputs[0]).astype(np.float64), 0)
     error = float(np.abs(state.results[0][0] - exact).max())
-    report(f"q25 one_shot_allreduce {rounding.__name__} vs fp64 sum", error, 2e-2 if kvec == 8 else 1e-5)
+    report(
+        f"q25 one_shot_allreduce {rounding.__name__} vs fp64 sum",
+        error,
+        2e-2 if kvec == 8 else 1e-5,
+    )
 
 
 def test_without_the_end_barrier_a_fast_pe_overwrites_what_a_peer_still_reads() -> None:

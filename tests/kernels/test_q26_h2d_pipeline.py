@@ -8,12 +8,13 @@ dependency shows up as wrong data under some interleaving.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from tests.kernels.numerics import report
-from tests.kernels.sim import Block, run, until
+from tests.kernels.sim import Block, run, until_at_least
 
 CHECKS = ("q26/scale",)
 PIECE = 3  # elements a copy engine or the kernel moves between two interleaving points
@@ -23,7 +24,7 @@ PIECE = 3  # elements a copy engine or the kernel moves between two interleaving
 class Streams:
     queues: dict[str, list[tuple]] = field(default_factory=dict)  # type: ignore[type-arg]
     records: dict[str, int] = field(default_factory=dict)  # event -> records issued
-    reached: dict[str, int] = field(default_factory=dict)  # event -> records completed
+    reached: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # completed records
 
     def record(self, event: str, stream: str) -> None:
         self.records[event] = self.records.get(event, 0) + 1
@@ -41,12 +42,14 @@ class Streams:
                 self.reached[item[1]] = item[2]
             elif item[0] == "wait":
                 event, version = item[1], item[2]
-                yield until(lambda e=event, v=version: self.reached.get(e, 0) >= v)
+                yield until_at_least(self.reached, event, version)
             else:
                 yield from item[1]()
 
 
-def pieces(dst: np.ndarray, dst_off: int, src: np.ndarray, src_off: int, n: int, factor: float = 1.0):  # type: ignore[no-untyped-def]
+def pieces(
+    dst: np.ndarray, dst_off: int, src: np.ndarray, src_off: int, n: int, factor: float = 1.0
+):  # type: ignore[no-untyped-def]
     def move() -> Block:
         for start in range(0, n, PIECE):
             stop = min(start + PIECE, n)
@@ -56,7 +59,9 @@ def pieces(dst: np.ndarray, dst_off: int, src: np.ndarray, src_off: int, n: int,
     return move
 
 
-def h2d_pipeline_port(src: np.ndarray, chunk: int, seed: int, wait_drained: bool = True) -> np.ndarray:
+def h2d_pipeline_port(
+    src: np.ndarray, chunk: int, seed: int, wait_drained: bool = True
+) -> np.ndarray:
     total = src.size
     h_pinned = src.copy()  # memcpy into pinned memory, off the hot path
     d_buf = [np.full(chunk, np.nan), np.full(chunk, np.nan)]

@@ -60,4 +60,8 @@ def test_layout_counts_each_token_once_per_rank_and_once_per_node() -> None:
     assert np.array_equal(per_expert, np.bincount(topk[valid], minlength=E))
     assert np.array_equal(per_rank, want_in_rank.sum(0))
     assert np.array_equal(per_node, want_in_rank.reshape(T, P // G, G).any(2).sum(0))
-    report("q27 dispatch_layout (integer counts: exact)", float(np.abs(per_rank - want_in_rank.sum(0)).max()), 0.0)
+    report(
+        "q27 dispatch_layout (integer counts: exact)",
+        float(np.abs(per_rank - want_in_rank.sum(0)).max()),
+        0.0,
+    )

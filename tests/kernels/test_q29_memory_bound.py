@@ -30,7 +30,11 @@ def test_triton_add_rmsnorm_matches_add_then_rmsnorm(dtype) -> None:  # type: ig
     # bf16: the interpreter truncates stores where the GPU rounds, so h may be one ulp
     # (2^-7 relative) off; y and rstd are then checked against the kernel's own h.
     rel = float(((h.float() - want_h).abs() / want_h.abs().clamp(min=1e-30)).max())
-    report(f"q29 add_rmsnorm {DTYPE_NAME[dtype]} h (relative)", rel, 0.0 if dtype == torch.float32 else 2.0**-7)
+    report(
+        f"q29 add_rmsnorm {DTYPE_NAME[dtype]} h (relative)",
+        rel,
+        0.0 if dtype == torch.float32 else 2.0**-7,
+    )
     want_y, want_rstd = rms_reference(h.float().numpy(), w.float().numpy())
     bound = 1e-5 if dtype == torch.float32 else 2.0**-7 * 4
     report(f"q29 add_rmsnorm {DTYPE_NAME[dtype]} y", max_error(y, want_y), bound)
@@ -131,7 +135,9 @@ def test_fused_adamw_matches_torch_adamw_and_updates_every_element_once(grad_bf1
     p = rng.standard_normal(n).astype(np.float32)
     m, v = np.zeros(n, np.float32), np.zeros(n, np.float32)
     param = torch.nn.Parameter(torch.from_numpy(p.copy()))
-    opt = torch.optim.AdamW([param], lr=1e-2, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.1, foreach=False)
+    opt = torch.optim.AdamW(
+        [param], lr=1e-2, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.1, foreach=False
+    )
     for step in range(1, 4):
         g = rng.standard_normal(n).astype(np.float32)
         if grad_bf16:

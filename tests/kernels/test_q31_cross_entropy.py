@@ -26,7 +26,9 @@ def test_fused_cross_entropy_matches_torch_loss_gradient_and_lse(dtype) -> None:
     loss, lse = ce.cross_entropy_(buffer, target, block_v=256)
     name = DTYPE_NAME[dtype]
     report(f"q31 cross_entropy {name} loss", max_error(loss, want.detach()), 1e-5)
-    report(f"q31 cross_entropy {name} lse", max_error(lse, torch.logsumexp(logits.float(), 1)), 1e-5)
+    report(
+        f"q31 cross_entropy {name} lse", max_error(lse, torch.logsumexp(logits.float(), 1)), 1e-5
+    )
     # the gradient is stored in the logits' dtype: bf16 keeps ~3 significant digits
     bound = 1e-7 if dtype == torch.float32 else 2.0**-7 * float(wide.grad.abs().max())
     report(f"q31 cross_entropy {name} grad", max_error(buffer, wide.grad), bound)

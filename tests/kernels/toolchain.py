@@ -10,7 +10,6 @@ import functools
 import importlib.util
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from types import ModuleType
@@ -18,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tools.kernels.blocks import KernelBlock, kernel_blocks, toolchain_env
+from tools.kernels.blocks import KernelBlock, kernel_blocks
 
 _BUILD = Path(tempfile.mkdtemp(prefix="infracards-kernels-"))
 
@@ -34,8 +33,12 @@ def block(name: str) -> KernelBlock:
 
 def triton_module(name: str) -> ModuleType:
     """Import a ``triton`` block from a file: ``@triton.jit`` reads its function's source."""
-    pytest.importorskip("torch", reason="the Triton blocks need torch (pip install -e '.[kernels]')")
-    pytest.importorskip("triton", reason="the Triton blocks need triton (pip install -e '.[kernels]')")
+    pytest.importorskip(
+        "torch", reason="the Triton blocks need torch (pip install -e '.[kernels]')"
+    )
+    pytest.importorskip(
+        "triton", reason="the Triton blocks need triton (pip install -e '.[kernels]')"
+    )
     assert os.environ.get("TRITON_INTERPRET") == "1"
     _fix_interpreter()
     return _import(block(name))
@@ -56,8 +59,8 @@ def _fix_interpreter() -> None:
     """
     import numpy as np
     import torch
-    import triton.language as tl
-    from triton.runtime import interpreter
+    import triton.language as tl  # type: ignore[import-untyped]
+    from triton.runtime import interpreter  # type: ignore[import-untyped]
 
     builder = interpreter.InterpreterBuilder
     original = builder.create_dot
@@ -100,16 +103,3 @@ def nvcc() -> str:
     if found is None:
         pytest.skip("nvcc is not installed: the CUDA blocks are not compiled")
     return found
-
-
-def run_nvcc(args: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [nvcc(), *args], capture_output=True, text=True, env=toolchain_env(), cwd=_BUILD, check=False
-    )
-
-
-def write_block(kernel: KernelBlock) -> Path:
-    """The block as ``<card>_<kernel>.cu`` in the build folder (harnesses include it by that name)."""
-    path = _BUILD / f"{kernel.file_stem}.cu"
-    path.write_text(kernel.code, encoding="utf-8")
-    return path

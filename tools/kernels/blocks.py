@@ -23,7 +23,9 @@ SOURCE = ROOT / "deck" / "source" / "module03"
 # A fenced block: its indent, its language, its text (the closing fence has the same indent).
 FENCE = re.compile(r"^( *)```(\w*)[^\n]*\n(.*?)^\1```\s*$", re.M | re.S)
 KERNEL_LANGUAGES = ("cuda", "triton")
-_CUDA_KERNEL = re.compile(r"__global__\s+(?:void\s+)?(?:__launch_bounds__\([^)]*\)\s+)?(?:void\s+)?(\w+)\s*\(")
+_CUDA_KERNEL = re.compile(
+    r"__global__\s+(?:void\s+)?(?:__launch_bounds__\([^)]*\)\s+)?(?:void\s+)?(\w+)\s*\("
+)
 _TRITON_KERNEL = re.compile(r"@triton\.jit[^\n]*\n\s*def\s+(\w+)\s*\(")
 
 
