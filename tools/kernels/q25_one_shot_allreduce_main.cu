@@ -53,8 +53,9 @@ void run_all() {
 }
 
 int main() {
+  // one PE per GPU: pick this process's GPU before nvshmem_init (launchers set LOCAL_RANK)
+  if (const char* local = std::getenv("LOCAL_RANK")) CHECK(cudaSetDevice(std::atoi(local)));
   nvshmem_init();
-  CHECK(cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE)));
   switch (nvshmem_n_pes()) {
     case 1: run_all<1>(); break;
     case 2: run_all<2>(); break;
