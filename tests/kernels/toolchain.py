@@ -6,6 +6,7 @@ triton for the Triton blocks and the ports, no ``nvcc`` for compiling.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import importlib.util
 import os
@@ -20,6 +21,7 @@ import pytest
 from tools.kernels.blocks import KernelBlock, kernel_blocks
 
 _BUILD = Path(tempfile.mkdtemp(prefix="infracards-kernels-"))
+atexit.register(shutil.rmtree, _BUILD, ignore_errors=True)
 
 
 @functools.cache

@@ -39,8 +39,13 @@ def link_flags(harness: Path, env: dict[str, str]) -> list[str]:
     first = harness.read_text(encoding="utf-8").splitlines()[0]
     if not first.startswith("// link:"):
         return []
-    line = re.sub(r"\$(\w+)", lambda m: env[m.group(1)], first.removeprefix("// link:"))
-    return shlex.split(line)
+
+    def expand(match: re.Match[str]) -> str:
+        if match.group(1) not in env:
+            raise ValueError(f"{harness.name} links with ${match.group(1)}, which is not set")
+        return env[match.group(1)]
+
+    return shlex.split(re.sub(r"\$(\w+)", expand, first.removeprefix("// link:")))
 
 
 def build(kernel: KernelBlock, out: Path = BUILD) -> Built:
@@ -96,7 +101,12 @@ def main(argv: list[str] | None = None) -> int:
     cuda = [b for b in cuda if not args.names or b.name in args.names]
     failed: list[str] = []
     for kernel in cuda:
-        built = build(kernel)
+        try:
+            built = build(kernel)
+        except (RuntimeError, ValueError) as error:  # no nvcc, no $NVSHMEM_HOME
+            print(f"== {kernel.name}: cannot build: {error}")
+            failed.append(f"{kernel.name} build")
+            continue
         print(f"== {kernel.name}: {'built' if built.ok else 'BUILD FAILED'} ({built.executable})")
         if not built.ok:
             print(built.log)
