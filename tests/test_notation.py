@@ -22,11 +22,11 @@ import yaml
 
 from infracards.calc import MODELS, find_examples
 from infracards.services.publish import load_source
+from tools.kernels.blocks import FENCE
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "deck" / "source" / "module03"
 PAGE = SOURCE / "notation.md"
-FENCE = re.compile(r"^( *)```(\w*)[^\n]*\n(.*?)^\1```\s*$", re.M | re.S)
 SENTENCE_END = re.compile(r"[。；;！？!?\n]")
 
 NIC_WORDS = re.compile(

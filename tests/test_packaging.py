@@ -42,6 +42,7 @@ from infracards.services.publish import (
     read_secret,
     seal_source,
 )
+from tools.kernels.blocks import FENCE
 
 pytestmark = pytest.mark.slow
 
@@ -559,7 +560,6 @@ def test_scanner_reports_planted_plaintext(fixture_build: FixtureBuild, tmp_path
 
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]{12,}")
-_FENCE = re.compile(r"^```.*?^```", re.M | re.S)
 
 
 def answer_excerpts(answer: str, public: str) -> list[str]:
@@ -567,9 +567,8 @@ def answer_excerpts(answer: str, public: str) -> list[str]:
 
     A long CJK run of prose, the longest code line, then the longest prose lines.
     """
-    code_blocks = _FENCE.findall(answer)
-    prose = _FENCE.sub("", answer)
-    code = [line.strip() for block in code_blocks for line in block.splitlines()[1:-1]]
+    prose = FENCE.sub("", answer)
+    code = [line.strip() for _, _, block in FENCE.findall(answer) for line in block.splitlines()]
     lines = [line.strip(" -*#>|0123456789.") for line in prose.splitlines()]
     candidates = [
         *sorted(_CJK_RUN.findall(prose), key=len, reverse=True)[:1],
