@@ -406,10 +406,13 @@ def cjk_sentence() -> str:
 
 
 def write_fixture_source(folder: Path) -> dict[str, FixtureCard]:
-    """The real deck.yaml (33 prompts, q01/q02 free) with canary answers in every qNN.md."""
+    """The real deck.yaml (33 prompts, q01/q02 free) and notation page, with canary answers
+    in every qNN.md."""
     folder.mkdir(parents=True)
     shutil.copy2(SOURCE / "deck.yaml", folder / "deck.yaml")
     header = yaml.safe_load((folder / "deck.yaml").read_text(encoding="utf-8"))
+    if "notation" in header:
+        shutil.copy2(SOURCE / header["notation"], folder / header["notation"])
     cards: dict[str, FixtureCard] = {}
     for entry in header["cards"]:
         card_id = entry["id"]
@@ -590,7 +593,7 @@ def answer_excerpts(answer: str, public: str) -> list[str]:
 def real_needles(shipped: Deck) -> list[Needle]:
     """Excerpts and key points of the sealed answers, the demo secret and every cached KEK."""
     source = load_source(SOURCE)
-    public_parts = [(SOURCE / "deck.yaml").read_text(encoding="utf-8")]
+    public_parts = [(SOURCE / "deck.yaml").read_text(encoding="utf-8"), shipped.notation or ""]
     public_parts += [c.answer + "".join(c.key_points) for c in source.cards if c.free]
     public_parts += [c.answer + "".join(c.key_points) for c in shipped.cards if c.answer]
     public = flat("".join(public_parts).encode()).decode()
