@@ -42,6 +42,7 @@ from infracards.services.publish import (
     read_secret,
     seal_source,
 )
+from tools.kernels.blocks import FENCE
 
 pytestmark = pytest.mark.slow
 
@@ -405,10 +406,13 @@ def cjk_sentence() -> str:
 
 
 def write_fixture_source(folder: Path) -> dict[str, FixtureCard]:
-    """The real deck.yaml (33 prompts, q01/q02 free) with canary answers in every qNN.md."""
+    """The real deck.yaml (33 prompts, q01/q02 free) and notation page, with canary answers
+    in every qNN.md."""
     folder.mkdir(parents=True)
     shutil.copy2(SOURCE / "deck.yaml", folder / "deck.yaml")
     header = yaml.safe_load((folder / "deck.yaml").read_text(encoding="utf-8"))
+    if "notation" in header:
+        shutil.copy2(SOURCE / header["notation"], folder / header["notation"])
     cards: dict[str, FixtureCard] = {}
     for entry in header["cards"]:
         card_id = entry["id"]
@@ -559,7 +563,6 @@ def test_scanner_reports_planted_plaintext(fixture_build: FixtureBuild, tmp_path
 
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]{12,}")
-_FENCE = re.compile(r"^```.*?^```", re.M | re.S)
 
 
 def answer_excerpts(answer: str, public: str) -> list[str]:
@@ -567,9 +570,8 @@ def answer_excerpts(answer: str, public: str) -> list[str]:
 
     A long CJK run of prose, the longest code line, then the longest prose lines.
     """
-    code_blocks = _FENCE.findall(answer)
-    prose = _FENCE.sub("", answer)
-    code = [line.strip() for block in code_blocks for line in block.splitlines()[1:-1]]
+    prose = FENCE.sub("", answer)
+    code = [line.strip() for _, _, block in FENCE.findall(answer) for line in block.splitlines()]
     lines = [line.strip(" -*#>|0123456789.") for line in prose.splitlines()]
     candidates = [
         *sorted(_CJK_RUN.findall(prose), key=len, reverse=True)[:1],
@@ -591,7 +593,7 @@ def answer_excerpts(answer: str, public: str) -> list[str]:
 def real_needles(shipped: Deck) -> list[Needle]:
     """Excerpts and key points of the sealed answers, the demo secret and every cached KEK."""
     source = load_source(SOURCE)
-    public_parts = [(SOURCE / "deck.yaml").read_text(encoding="utf-8")]
+    public_parts = [(SOURCE / "deck.yaml").read_text(encoding="utf-8"), shipped.notation or ""]
     public_parts += [c.answer + "".join(c.key_points) for c in source.cards if c.free]
     public_parts += [c.answer + "".join(c.key_points) for c in shipped.cards if c.answer]
     public = flat("".join(public_parts).encode()).decode()

@@ -11,6 +11,7 @@ from rich.cells import cell_len
 from infracards.calc import find_examples, parse_example
 from infracards.errors import CalcError
 from infracards.services.publish import load_source
+from tools.kernels.blocks import FENCE
 
 SOURCE = Path(__file__).resolve().parents[2] / "deck" / "source" / "module03"
 CARDS = load_source(SOURCE).cards
@@ -110,3 +111,17 @@ def test_calc_blocks_fit_a_narrow_terminal(card) -> None:  # type: ignore[no-unt
         body = rows[example.line :]
         for line in body[: next(i for i, row in enumerate(body) if row.strip() == "```")]:
             assert cell_len(line) <= 76, f"{card.card_id}: {line}"
+
+
+@pytest.mark.parametrize("card", CARDS, ids=lambda card: card.card_id)
+def test_the_calc_parser_and_the_answers_fence_rule_see_the_same_blocks(card) -> None:  # type: ignore[no-untyped-def]
+    """The app finds calc blocks with its own pattern; the answer tests cut every fenced block
+    with FENCE. A block one sees and the other misses would go unchecked or render as prose."""
+    rows = card.answer.splitlines()
+    fenced = [
+        card.answer.count("\n", 0, match.start()) + 1
+        for match in FENCE.finditer(card.answer)
+        if match.group(2) == "calc"
+    ]
+    assert fenced == [example.line for example in find_examples(card.answer)]
+    assert all(rows[line - 1].strip() == "```calc" for line in fenced)

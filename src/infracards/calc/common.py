@@ -77,10 +77,10 @@ GPUS_PER_NODE = Param(
 NVLINK = Param(
     "nvlink",
     "β⁻¹ (NVLink)",
-    "per-GPU bandwidth inside a node, one direction (H100 NVLink4: 450 line rate, about 370 "
-    "as NCCL ring busbw, nccl-tests issue #212)",
+    "per-GPU bandwidth inside a node, one direction (H100 NVLink4: 450 line rate; the deck's "
+    "all-reduce busbw 360, nccl-tests issue #212 measures about 370)",
     unit="GB/s",
-    default=370.0,
+    default=360.0,
     low=1e-3,
     high=1e5,
 )

@@ -1,0 +1,1 @@
+"""The answers' CUDA and Triton kernels, compiled and checked against references on the CPU."""
