@@ -20,6 +20,29 @@ class Answer:
 
 
 @dataclass(frozen=True, slots=True)
+class RecalledPoints:
+    """Which key points of a card the learner said, by index, and the list they were checked
+    against (its fingerprint, never its text: sealed key points stay out of the store)."""
+
+    points: int
+    recalled: frozenset[int]
+    fingerprint: str
+
+    @property
+    def mask(self) -> int:
+        """Bit i set: point i was said (how the store keeps it)."""
+        return sum(1 << index for index in self.recalled)
+
+    @property
+    def covered(self) -> int:
+        return len(self.recalled)
+
+    @classmethod
+    def from_mask(cls, points: int, mask: int, fingerprint: str) -> RecalledPoints:
+        return cls(points, frozenset(i for i in range(points) if mask >> i & 1), fingerprint)
+
+
+@dataclass(frozen=True, slots=True)
 class CardRecord:
     """A card with its SM-2 state, as screens and the CLI show it."""
 

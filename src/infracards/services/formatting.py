@@ -267,3 +267,31 @@ def summary_text(summary: SessionSummary) -> str:
     if summary.left:
         lines += ["", f"Left for later   {summary.left} cards (run the review again to continue)"]
     return "\n".join(lines)
+
+
+# --- key-point self-check -----------------------------------------------------------------------
+
+KEY_POINTS_TITLE = "要点"
+NO_CHECKLIST = (
+    "No key-point checklist: this card's answer is sealed, so it is studied question-only."
+    " Grade yourself from memory."
+)
+
+
+def key_range(keys: str, count: int) -> str:
+    """``a–e``: the keys that tick ``count`` points (``a`` for one)."""
+    shown = keys[: min(count, len(keys))]
+    return shown if len(shown) < 2 else f"{shown[0]}–{shown[-1]}"
+
+
+def checklist_title(points: int, keys: str, recognised_key: str) -> str:
+    return (
+        f"要点 · tick what you said: {key_range(keys, points)} or click"
+        f" · {recognised_key} none, but recognised"
+    )
+
+
+def suggestion_line(points: int, said: int, recognised: bool, grade: int) -> str:
+    """Under the checklist: the coverage and the grade it suggests."""
+    coverage = f"{said} of {points} said" + (", recognised" if recognised and not said else "")
+    return f"{coverage} → suggested grade {grade} ({GRADE_MEANINGS[grade]}) · enter confirms"

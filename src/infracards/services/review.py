@@ -19,6 +19,8 @@ from sqlalchemy import Engine
 from infracards.errors import InfracardsError
 from infracards.records import CardRecord, StudyPrefs
 from infracards.scheduler import StudyQueue, study_day
+from infracards.services.answers import AnswerBook
+from infracards.services.keypoints import KeyPointCheck, open_check
 from infracards.services.study import (
     CHECKPOINT_EVERY,
     Graded,
@@ -84,6 +86,7 @@ class ReviewSession:
         deck_id: str,
         clock: Callable[[], datetime],
         timer: Callable[[], float] = time.monotonic,
+        answers: AnswerBook | None = None,
     ) -> None:
         self.engine = engine
         self.deck_id = deck_id
@@ -93,8 +96,13 @@ class ReviewSession:
         """Monotonic seconds, for how long a card was in front of the learner."""
         self.prefs = StudyPrefs()
         self.queue = StudyQueue()
+        self.answers = answers or AnswerBook()
+        """Opens the answer in front for its key points (sealed ones: in memory only)."""
         self.card: CardRecord | None = None
         """The card in front of the learner; None once the queue is done."""
+        self.check: KeyPointCheck | None = None
+        """The key-point checklist of the revealed card; None before reveal, and for a card
+        studied question-only (sealed, deck locked) or without key points."""
         self.history: list[Step] = []
         self.session_id: int | None = None
         self.started_at = clock()
@@ -138,12 +146,38 @@ class ReviewSession:
             return {}
         return next_intervals(self.card.state)
 
+    def reveal(self) -> KeyPointCheck | None:
+        """Turn the card in front over: its key points become a checklist to tick."""
+        if self.card is None:
+            raise InfracardsError("the session has no card left to reveal")
+        self.check = open_check(self.answers, self.card)
+        return self.check
+
+    def toggle_point(self, index: int) -> bool:
+        """Tick or untick key point ``index`` of the revealed card; False if there is none."""
+        return self.check is not None and self.check.toggle(index)
+
+    def toggle_recognised(self) -> bool:
+        if self.check is None:
+            return False
+        self.check.toggle_recognised()
+        return True
+
+    @property
+    def suggested_grade(self) -> int | None:
+        """The grade the ticked points suggest (None without a checklist)."""
+        return self.check.suggested if self.check is not None else None
+
     def grade(self, quality: int) -> Graded:
-        """Commit a grade for the card in front, then bring the next card forward."""
+        """Commit a grade for the card in front, then bring the next card forward.
+
+        The key points ticked go with it (by index) if the learner used the checklist or
+        confirmed its suggested grade."""
         card = self.card
         if card is None:
             raise InfracardsError("the session has no card left to grade")
         duration_ms = int((self.timer() - self.shown_at) * 1000)
+        recalled = self.check.record_for(quality) if self.check is not None else None
         graded = grade_card(
             self.engine,
             card=card,
@@ -153,6 +187,7 @@ class ReviewSession:
             today=self.today(),
             duration_ms=duration_ms,
             session_id=self.session_id,
+            recalled=recalled,
         )
         self.history.append(
             Step(graded=graded, queue=self.queue, card=card, duration_ms=duration_ms)
@@ -215,5 +250,6 @@ class ReviewSession:
                 self.queue = load_queue_page(session, queue=self.queue)
             card_pk = self.queue.current
             self.card = load_card(session, pk=card_pk) if card_pk is not None else None
+        self.check = None
         self.shown_at = self.timer()
         return self.card

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy import Engine
 
-from infracards.records import CardRecord
+from infracards.records import CardRecord, RecalledPoints
 from infracards.scheduler import SM2State, review
 from infracards.store.db import transaction, write_connection
 from infracards.store.grading import load_state, log_review, replace_state, write_state
@@ -48,6 +48,7 @@ def grade_card(
     today: date,
     duration_ms: int,
     session_id: int | None,
+    recalled: RecalledPoints | None = None,
 ) -> Graded:
     """Commit one grade (state and log in one transaction) before anything else is shown.
 
@@ -91,6 +92,7 @@ def grade_card(
             study_day=today,
             duration_ms=duration_ms,
             session_id=session_id,
+            recalled=recalled,
         )
     return Graded(
         review_id=review_id, card_pk=card.pk, quality=quality, drill=drill, after=after, due=due

@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import Column, Table
 from sqlalchemy.dialects import sqlite
 
+from infracards.records import RecalledPoints
 from infracards.scheduler import SM2State
 from infracards.store.models import CardState, Review
 
@@ -68,6 +69,9 @@ REVIEW_COLUMNS = (
     "repetitions_after",
     "interval_after",
     "due_after",
+    "points",
+    "recalled",
+    "points_fp",
 )
 """The order ``log_review`` binds a row in (a test keeps it equal to the table's columns)."""
 _INSERT_REVIEW = "INSERT INTO review ({}) VALUES ({})".format(
@@ -153,8 +157,10 @@ def log_review(
     study_day: date,
     duration_ms: int,
     session_id: int | None,
+    recalled: RecalledPoints | None = None,
 ) -> int:
-    """Append a grade, with the state before and after it, to the log; returns its id."""
+    """Append a grade, with the state before and after it (and the key points said, by index,
+    when the learner checked them), to the log; returns its id."""
     row = (
         card_pk,
         session_id,
@@ -171,6 +177,9 @@ def log_review(
         after.repetitions,
         after.interval,
         _DATE_TO_DB(due_after),
+        recalled.points if recalled else None,
+        recalled.mask if recalled else None,
+        recalled.fingerprint if recalled else None,
     )
     review_id = connection.execute(_INSERT_REVIEW, row).lastrowid
     assert review_id is not None

@@ -8,6 +8,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header
 
 from infracards.services.cards import card_detail
+from infracards.services.formatting import KEY_POINTS_TITLE
 from infracards.tui.context import AppContext, prepare
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.widgets.card_view import CardView
@@ -53,6 +54,11 @@ class CardScreen(Screen[None]):
         )
         prepared = prepare(self.context, card, width=view.answer_width)
         view.reveal(prepared.rendered, notice=prepared.notice)
+        answer = prepared.rendered.answer if prepared.rendered is not None else None
+        if answer is not None and answer.key_points:
+            view.key_points.show_points(
+                answer.key_points, keys="", checkable=0, title=KEY_POINTS_TITLE
+            )
         table = self.query_one(DataTable)
         table.clear()
         for entry in history:

@@ -14,10 +14,13 @@ from textual.widgets import Static
 from infracards.errors import InfracardsError
 from infracards.records import CardRecord
 from infracards.scheduler import StudyQueue
+from infracards.services.formatting import NO_CHECKLIST, checklist_title, suggestion_line
+from infracards.services.keypoints import POINT_KEYS, RECOGNISED_KEY
 from infracards.services.review import ReviewSession
 from infracards.tui.context import AppContext, PreparedAnswer, prepare
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.widgets.card_view import CardView
+from infracards.tui.widgets.checklist import KeyPointList
 from infracards.tui.widgets.footer import KeysFooter
 from infracards.tui.widgets.grade_bar import GradeBar
 
@@ -48,6 +51,15 @@ class ReviewScreen(Screen[None]):
         Binding("space,enter", "reveal", "Show answer", id="reveal"),
         Binding("0", "grade(0)", "Grade", key_display="0-5", id="grade"),
         *(Binding(str(quality), f"grade({quality})", show=False) for quality in range(1, 6)),
+        # After reveal: tick the key points said (keys a–i, none a grade), confirm the grade
+        # they suggest with enter.
+        Binding(POINT_KEYS[0], "tick(0)", "Tick", key_display=f"a-{POINT_KEYS[-1]}", id="tick"),
+        *(
+            Binding(key, f"tick({index})", show=False)
+            for index, key in enumerate(POINT_KEYS[1:], start=1)
+        ),
+        Binding(RECOGNISED_KEY, "recognised", "Recognised", id="recognised"),
+        Binding("enter", "confirm", "Confirm", id="confirm"),
         Binding("u,ctrl+z", "undo", "Undo", id="undo"),
         Binding("k", "app.unlock", "Unlock", id="unlock"),
         Binding("q,escape", "leave", "Leave", id="leave"),
@@ -61,7 +73,9 @@ class ReviewScreen(Screen[None]):
         super().__init__()
         self.context = context
         self.deck_id = deck_id
-        self.review = ReviewSession(context.engine, deck_id=deck_id, clock=context.clock)
+        self.review = ReviewSession(
+            context.engine, deck_id=deck_id, clock=context.clock, answers=context.answers
+        )
         self.prepared: PreparedAnswer | None = None
 
     @property
@@ -99,6 +113,8 @@ class ReviewScreen(Screen[None]):
             return not self.revealed and self.card is not None
         if action == "undo":
             return self.can_undo
+        if action in ("tick", "recognised", "confirm"):
+            return self.revealed and self.review.check is not None
         return True
 
     def on_answers_opened(self, _message: AnswersOpened) -> None:
@@ -109,6 +125,7 @@ class ReviewScreen(Screen[None]):
             if self.revealed:
                 view.hide_answer()
                 view.reveal(self.prepared.rendered, notice=self.prepared.notice)
+                self.show_checklist()
         self.refresh_bindings()
 
     def show_current(self) -> None:
@@ -121,7 +138,9 @@ class ReviewScreen(Screen[None]):
         self.query_one(CardView).show_card(
             card_id=card.card_id, topic=card.topic, prompt=card.prompt, caption=caption
         )
-        self.query_one(GradeBar).display = False
+        bar = self.query_one(GradeBar)
+        bar.display = False
+        bar.suggest(None)
         self.revealed = False
         self.can_undo = self.review.can_undo
         self.refresh_bindings()  # `k` depends on the card, which the reactives above may not
@@ -156,6 +175,54 @@ class ReviewScreen(Screen[None]):
         bar.show_intervals(self.review.intervals(), drill=self.review.is_drill)
         bar.display = True
         self.revealed = True
+        self.show_checklist()
+
+    def show_checklist(self) -> None:
+        """The key points first, above the answer: a checklist to tick, or why there is none."""
+        check = self.review.reveal()
+        points = self.query_one(CardView).key_points
+        if check is None:
+            if self.card is not None and self.card.locked:
+                points.show_message(NO_CHECKLIST)
+            else:
+                points.display = False
+        else:
+            points.show_points(
+                check.key_points,
+                keys=POINT_KEYS,
+                checkable=check.points,
+                title=checklist_title(check.points, POINT_KEYS, RECOGNISED_KEY),
+            )
+        self.show_suggestion()
+        self.refresh_bindings()
+
+    def show_suggestion(self) -> None:
+        check = self.review.check
+        bar = self.query_one(GradeBar)
+        if check is None:
+            bar.suggest(None)
+            return
+        hint = suggestion_line(check.points, len(check.ticked), check.recognised, check.suggested)
+        self.query_one(KeyPointList).show_ticks(frozenset(check.ticked), hint)
+        bar.suggest(check.suggested)
+
+    def action_tick(self, index: int) -> None:
+        if self.revealed and self.review.toggle_point(index):
+            self.show_suggestion()
+
+    def action_recognised(self) -> None:
+        if self.revealed and self.review.toggle_recognised():
+            self.show_suggestion()
+
+    @on(KeyPointList.Toggled)
+    def _point_clicked(self, event: KeyPointList.Toggled) -> None:
+        self.action_tick(event.index)
+
+    def action_confirm(self) -> None:
+        """Give the grade the ticked key points suggest."""
+        suggested = self.review.suggested_grade
+        if self.revealed and suggested is not None:
+            self.action_grade(suggested)
 
     @on(GradeBar.Graded)
     def _grade_clicked(self, event: GradeBar.Graded) -> None:
