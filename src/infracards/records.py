@@ -82,6 +82,10 @@ class DeckSummary:
     locked: int
     reviews_today: int
     sealed: bool
+    due_today: int = 0
+    """Due cards today's review will show: ``due`` within what ``max-reviews-per-day`` leaves."""
+    suspended: int = 0
+    leeches: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,22 +135,75 @@ class ReviewEntry:
     interval_after: int
 
 
+NO_LIMIT = "none"
+"""How settings without a value (no review cap, no interview date) are written."""
+
+
 @dataclass(frozen=True, slots=True)
 class StudyPrefs:
-    """Queue settings; stored in the ``setting`` table."""
+    """Study settings; stored in the ``setting`` table as the strings `infracards config` takes."""
 
     new_per_day: int = 10
     rollover_hour: int = 4
     """The study day starts at this local hour (Anki's default is 4:00 too)."""
     study_locked: bool = True
     """Locked cards can be studied question-only, grading yourself from memory."""
+    max_reviews_per_day: int | None = None
+    """At most this many due cards a day (Anki's "maximum reviews/day"); None: no cap."""
+    leech_threshold: int = 8
+    """A card that lapses this many times is a leech: flagged and suspended (Anki's 8)."""
+    interview_date: date | None = None
+    plan_reviews: int = 3
+    """The plan wants every card reviewed at least this many times before the interview."""
+    mock_minutes: int = 3
+    """Minutes per question in a mock interview."""
+    extra_new: tuple[date, int] | None = None
+    """More new cards for one study day ("more new cards today"): (day, how many)."""
+
+    def new_limit(self, today: date) -> int:
+        """Today's new-card limit: ``new_per_day`` plus any extra asked for today."""
+        extra = self.extra_new[1] if self.extra_new and self.extra_new[0] == today else 0
+        return self.new_per_day + extra
+
+    @classmethod
+    def from_settings(cls, stored: dict[str, str]) -> StudyPrefs:
+        """Prefs from the stored strings (already checked by ``services.settings``)."""
+        defaults = cls()
+
+        def number(name: str, default: int | None) -> int | None:
+            value = stored.get(PREF_KEYS[name])
+            if value is None:
+                return default
+            return None if value == NO_LIMIT else int(value)
+
+        interview = stored.get(PREF_KEYS["interview_date"], NO_LIMIT)
+        extra = stored.get(EXTRA_NEW_KEY, "").split()
+        return cls(
+            new_per_day=number("new_per_day", defaults.new_per_day) or 0,
+            rollover_hour=number("rollover_hour", defaults.rollover_hour) or 0,
+            study_locked=stored.get(PREF_KEYS["study_locked"], "yes") == "yes",
+            max_reviews_per_day=number("max_reviews_per_day", None),
+            leech_threshold=number("leech_threshold", defaults.leech_threshold)
+            or defaults.leech_threshold,
+            interview_date=None if interview == NO_LIMIT else date.fromisoformat(interview),
+            plan_reviews=number("plan_reviews", defaults.plan_reviews) or defaults.plan_reviews,
+            mock_minutes=number("mock_minutes", defaults.mock_minutes) or defaults.mock_minutes,
+            extra_new=(date.fromisoformat(extra[0]), int(extra[1])) if len(extra) == 2 else None,
+        )
 
 
 PREF_KEYS = {
     "new_per_day": "new-per-day",
     "rollover_hour": "rollover-hour",
     "study_locked": "study-locked",
+    "max_reviews_per_day": "max-reviews-per-day",
+    "leech_threshold": "leech-threshold",
+    "interview_date": "interview-date",
+    "plan_reviews": "plan-reviews",
+    "mock_minutes": "mock-minutes",
 }
+EXTRA_NEW_KEY = "extra-new"
+"""The setting behind "more new cards today" (not a `config` key: it lasts one day)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,11 @@ def register(commands: Commands) -> None:
         "config",
         help="show or change study settings",
         description="Settings: new-per-day (default 10), rollover-hour (0-23, default 4), "
-        "study-locked (yes/no, default yes: study sealed cards question-only).",
+        "study-locked (yes/no, default yes: study sealed cards question-only), "
+        "max-reviews-per-day (a number or none, default none), leech-threshold (lapses that "
+        "make a card a leech, default 8), interview-date (YYYY-MM-DD or none), plan-reviews "
+        "(reviews of each card the plan aims for before the interview, default 3), "
+        "mock-minutes (per mock-interview question, default 3).",
     )
     config.add_argument("key", nargs="?", choices=sorted(PREF_KEYS.values()), metavar="KEY")
     config.add_argument("value", nargs="?", metavar="VALUE")

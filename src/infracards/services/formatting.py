@@ -266,6 +266,18 @@ def summary_text(summary: SessionSummary) -> str:
         lines += ["", f"Next due         {first.isoformat()}: {', '.join(soonest)}"]
     if summary.left:
         lines += ["", f"Left for later   {summary.left} cards (run the review again to continue)"]
+    if summary.practice:
+        lines += ["", f"Practice         {summary.practice}: {OUTSIDE_SCHEDULE}"]
+    if summary.leeches:
+        lines += [
+            "",
+            f"Leeches          {', '.join(summary.leeches)} (suspended: rewrite, then"
+            " unsuspend in Browse)",
+        ]
+    for card_id, how in summary.hidden:
+        lines.append(f"{how.capitalize():<17}{card_id}")
+    if summary.can_undo:
+        lines += ["", "A wrong last grade? u takes it back and shows that card again."]
     return "\n".join(lines)
 
 
@@ -295,3 +307,24 @@ def suggestion_line(points: int, said: int, recognised: bool, grade: int) -> str
     """Under the checklist: the coverage and the grade it suggests."""
     coverage = f"{said} of {points} said" + (", recognised" if recognised and not said else "")
     return f"{coverage} → suggested grade {grade} ({GRADE_MEANINGS[grade]}) · enter confirms"
+
+
+# --- study controls -----------------------------------------------------------------------------
+
+NOTHING_TO_REVIEW = (
+    "Nothing to review in this deck today. Press p on the home screen for extra study"
+    " (study ahead, more new cards, cram)."
+)
+OUTSIDE_SCHEDULE = "outside the schedule: logged, intervals unchanged"
+
+
+def practice_caption(title: str | None) -> str:
+    """The card's caption in extra practice (empty in a normal review)."""
+    return f"{title} · {OUTSIDE_SCHEDULE}" if title else ""
+
+
+def leech_notice(card_id: str) -> str:
+    return (
+        f"{card_id} is a leech: it lapsed too often, so it is suspended. Rewrite or split it,"
+        f" then unsuspend it in Browse (@) or with `infracards unsuspend {card_id}`."
+    )

@@ -88,7 +88,18 @@ class CardState(SQLModel, table=True):
     __table_args__ = (
         # Study order (due day, position, then the key, which is unique); locked makes the
         # index covering for the "answered cards only" setting.
-        Index("ix_cardstate_queue", "deck_id", "retired", "due", "position", "card", "locked"),
+        # Schema 0005: suspended leads the range and buried_on keeps it covering.
+        Index(
+            "ix_cardstate_queue",
+            "deck_id",
+            "retired",
+            "suspended",
+            "due",
+            "position",
+            "card",
+            "locked",
+            "buried_on",
+        ),
     )
 
     card: int = Field(primary_key=True, foreign_key="card.id", ondelete="CASCADE")
@@ -105,6 +116,12 @@ class CardState(SQLModel, table=True):
     """``card.retired`` (copied by a trigger)."""
     locked: bool = False
     """``card.answer IS NULL`` (copied by a trigger)."""
+    suspended: bool = False
+    """Schema 0005: out of every queue and count until unsuspended (by hand, or as a leech)."""
+    leech: bool = False
+    """Lapsed ``leech-threshold`` times (grades below 3): flagged, and suspended when it was."""
+    buried_on: date | None = None
+    """The study day the card was buried on: hidden from that day's queue only."""
 
 
 class StudySession(SQLModel, table=True):
@@ -159,6 +176,9 @@ class Review(SQLModel, table=True):
     points_fp: str | None = None
     """Fingerprint of the key-point list checked against (``services.keypoints``), so a deck
     update that changes the points is recognised."""
+    practice: str | None = None
+    """Schema 0005: extra practice outside the schedule (``ahead``, ``cram``, ``final``); such a
+    review is logged as a drill, so the SM-2 state stays exactly as it was."""
 
 
 class MockSession(SQLModel, table=True):
@@ -219,6 +239,10 @@ class DueCount(SQLModel, table=True):
     due: date | None = None
     locked: bool
     cards: int
+    suspended: bool = False
+    """Schema 0005: Home's due and new counts leave suspended and buried cards out."""
+    leech: bool = False
+    buried_on: date | None = None
 
 
 class DayCount(SQLModel, table=True):

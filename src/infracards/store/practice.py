@@ -3,6 +3,8 @@ interviews. Values cross as frozen records; key points are indexes, never text."
 
 from __future__ import annotations
 
+import json
+import random
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -209,3 +211,139 @@ def mock_history(
         )
         for mock in mocks
     ]
+
+
+# --- the mock interview's draw -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DrawCandidate:
+    """A card a mock interview may ask, with what its weight is computed from."""
+
+    card_pk: int
+    card_id: str
+    topic: str
+    easiness_centi: int
+    interval: int
+    due: date | None
+    best_grade: int | None
+    """The best grade it ever got in a graded (non-drill) review; None if never answered."""
+    points_checked: int
+    """Key points checked over all its recorded checks (a check of 5 points counts 5)."""
+    points_missed: int
+
+
+SAMPLE_ABOVE = 2000
+"""Decks with more candidates than this are sampled (see ``draw_candidates``)."""
+SAMPLE_RANDOM = 400
+SAMPLE_OVERDUE = 100
+SAMPLE_MISSED = 100
+
+_ACTIVE = (
+    "s.deck_id = :deck AND s.retired = 0 AND (:locked_too OR NOT s.locked) AND s.suspended = 0"
+)
+_DECK_SIZE = text(
+    "SELECT coalesce(sum(cards), 0) FROM duecount"
+    " WHERE deck_id = :deck AND NOT suspended AND (:locked_too OR NOT locked)"
+)
+_ALL_CANDIDATES = text(f"SELECT s.card FROM cardstate s WHERE {_ACTIVE}")
+_TOPIC_CANDIDATES = text(
+    # Cards whose first tag is the topic: tags equal to it, or starting with it and a space
+    # (one range of ix_card_retired_tags_deck_id; '!' is the character after the space).
+    "SELECT c.id FROM card c JOIN cardstate s ON s.card = c.id"
+    f" WHERE c.retired = 0 AND c.tags >= :topic AND c.tags < :topic || '!' AND {_ACTIVE}"
+)
+_MOST_OVERDUE = text(
+    f"SELECT s.card FROM cardstate s WHERE {_ACTIVE} AND s.due <= :today"
+    " ORDER BY s.due LIMIT :limit"
+)
+_PK_RANGE = text("SELECT min(card), max(card) FROM cardstate")
+_RECENTLY_MISSED = text(
+    "SELECT card FROM review WHERE points IS NOT NULL AND recalled <> (1 << points) - 1"
+    " GROUP BY card ORDER BY max(id) DESC LIMIT :limit"
+)
+_CANDIDATE_ROWS = text(
+    f"""
+SELECT s.card, c.card_id, c.tags, s.easiness_centi, s.interval, s.due,
+       (SELECT max(r.grade) FROM review r WHERE r.card = s.card AND NOT r.drill)
+FROM json_each(:cards) AS j CROSS JOIN cardstate AS s ON s.card = j.value
+JOIN card AS c ON c.id = s.card
+WHERE {_ACTIVE}
+"""
+)
+_CANDIDATE_CHECKS = text(
+    """
+SELECT r.card, r.points, r.recalled FROM json_each(:cards) AS j
+CROSS JOIN review AS r ON r.card = j.value WHERE r.points IS NOT NULL
+UNION ALL
+SELECT q.card, q.points, q.recalled FROM json_each(:cards) AS j
+CROSS JOIN mockquestion AS q ON q.card = j.value WHERE q.points IS NOT NULL AND q.review IS NULL
+"""
+)
+
+
+def draw_candidates(
+    session: Session,
+    *,
+    deck_id: str,
+    today: date,
+    locked_too: bool,
+    topic: str | None,
+    rng: random.Random,
+) -> list[DrawCandidate]:
+    """The cards a mock interview draws from: every active, unsuspended card of the deck (of
+    the topic, if one is given), or for a deck of more than ``SAMPLE_ABOVE`` such cards a
+    sample: the ``SAMPLE_OVERDUE`` most overdue, the ``SAMPLE_MISSED`` whose key points were
+    missed most recently, and ``SAMPLE_RANDOM`` at random, so the draw stays within a frame
+    at 100,000 cards."""
+    connection = session.connection()
+    params = {"deck": deck_id, "locked_too": locked_too, "today": today.isoformat()}
+    if topic is not None:
+        pks = list(connection.execute(_TOPIC_CANDIDATES, {**params, "topic": topic}).scalars())
+        if len(pks) > SAMPLE_ABOVE:
+            pks = rng.sample(pks, SAMPLE_RANDOM)
+    elif connection.execute(_DECK_SIZE, params).scalar_one() <= SAMPLE_ABOVE:
+        pks = list(connection.execute(_ALL_CANDIDATES, params).scalars())
+    else:
+        first, last = connection.execute(_PK_RANGE).one()
+        pks = [rng.randint(first, last) for _ in range(SAMPLE_RANDOM)]
+        pks += connection.execute(_MOST_OVERDUE, {**params, "limit": SAMPLE_OVERDUE}).scalars()
+        pks += connection.execute(_RECENTLY_MISSED, {"limit": SAMPLE_MISSED}).scalars()
+    listed = json.dumps(sorted(set(pks)))
+    checks: dict[int, list[int]] = {}
+    for card, points, recalled in connection.execute(_CANDIDATE_CHECKS, {"cards": listed}):
+        tally = checks.setdefault(card, [0, 0])
+        tally[0] += points
+        tally[1] += points - (recalled or 0).bit_count()
+    candidates = []
+    for card, card_id, tags, easiness_centi, interval, due, best in connection.execute(
+        _CANDIDATE_ROWS, {**params, "cards": listed}
+    ):
+        checked, missed = checks.get(card, (0, 0))
+        candidates.append(
+            DrawCandidate(
+                card_pk=card,
+                card_id=card_id,
+                topic=tags.split()[0] if tags else "",
+                easiness_centi=easiness_centi,
+                interval=interval,
+                due=date.fromisoformat(due) if due else None,
+                best_grade=best,
+                points_checked=checked,
+                points_missed=missed,
+            )
+        )
+    return candidates
+
+
+_ADD_TO_TODAY = text(
+    "UPDATE cardstate SET due = :today FROM json_each(:cards) AS j"
+    " WHERE cardstate.card = j.value AND (due IS NULL OR due > :today)"
+)
+
+
+def move_due_to(session: Session, *, card_pks: list[int], today: date) -> int:
+    """Make these cards due ``today`` (those due later, or new); their EF, repetitions and
+    interval stay. Returns how many moved."""
+    params = {"today": today.isoformat(), "cards": json.dumps(card_pks)}
+    return session.connection().execute(_ADD_TO_TODAY, params).rowcount

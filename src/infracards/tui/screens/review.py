@@ -3,6 +3,8 @@ counts and grade bar, and forwards keys; the session owns the queue, grades, dri
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,9 +16,16 @@ from textual.widgets import Static
 from infracards.errors import InfracardsError
 from infracards.records import CardRecord
 from infracards.scheduler import StudyQueue
-from infracards.services.formatting import NO_CHECKLIST, checklist_title, suggestion_line
+from infracards.services.formatting import (
+    NO_CHECKLIST,
+    NOTHING_TO_REVIEW,
+    checklist_title,
+    leech_notice,
+    practice_caption,
+    suggestion_line,
+)
 from infracards.services.keypoints import POINT_KEYS, RECOGNISED_KEY
-from infracards.services.review import ReviewSession
+from infracards.services.review import Practice, ReviewSession
 from infracards.tui.context import AppContext, PreparedAnswer, prepare
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.widgets.card_view import CardView
@@ -61,6 +70,8 @@ class ReviewScreen(Screen[None]):
         Binding(RECOGNISED_KEY, "recognised", "Recognised", id="recognised"),
         Binding("enter", "confirm", "Confirm", id="confirm"),
         Binding("u,ctrl+z", "undo", "Undo", id="undo"),
+        Binding("minus", "bury", "Bury", key_display="-", id="bury"),
+        Binding("at", "suspend", "Suspend", key_display="@", id="suspend"),
         Binding("k", "app.unlock", "Unlock", id="unlock"),
         Binding("q,escape", "leave", "Leave", id="leave"),
     ]
@@ -69,12 +80,25 @@ class ReviewScreen(Screen[None]):
     """True once the answer side is shown; grading is possible only then."""
     can_undo: reactive[bool] = reactive(False, bindings=True)
 
-    def __init__(self, context: AppContext, *, deck_id: str) -> None:
+    def __init__(
+        self,
+        context: AppContext,
+        *,
+        deck_id: str,
+        practice: Practice | None = None,
+        resume: ReviewSession | None = None,
+    ) -> None:
+        """A review of today's queue, or extra ``practice``; ``resume`` continues a session
+        whose summary was left by an undo."""
         super().__init__()
         self.context = context
         self.deck_id = deck_id
-        self.review = ReviewSession(
-            context.engine, deck_id=deck_id, clock=context.clock, answers=context.answers
+        self.review = resume or ReviewSession(
+            context.engine,
+            deck_id=deck_id,
+            clock=context.clock,
+            answers=context.answers,
+            practice=practice,
         )
         self.prepared: PreparedAnswer | None = None
 
@@ -99,7 +123,8 @@ class ReviewScreen(Screen[None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.review.start()
+        if self.review.session_id is None:
+            self.review.start()
         self.show_current()
 
     def on_unmount(self) -> None:
@@ -113,6 +138,8 @@ class ReviewScreen(Screen[None]):
             return not self.revealed and self.card is not None
         if action == "undo":
             return self.can_undo
+        if action in ("bury", "suspend"):
+            return self.card is not None
         if action in ("tick", "recognised", "confirm"):
             return self.revealed and self.review.check is not None
         return True
@@ -134,7 +161,9 @@ class ReviewScreen(Screen[None]):
         if card is None:
             self.finish()
             return
-        caption = "drill: again until graded 4+" if self.review.is_drill else ""
+        caption = practice_caption(self.review.practice.title if self.review.practice else None)
+        if self.review.is_drill:
+            caption = f"{caption} · drill: again until graded 4+".lstrip(" ·")
         self.query_one(CardView).show_card(
             card_id=card.card_id, topic=card.topic, prompt=card.prompt, caption=caption
         )
@@ -172,7 +201,7 @@ class ReviewScreen(Screen[None]):
             prepared = prepare(self.context, self.card, width=view.answer_width)
         view.reveal(prepared.rendered, notice=prepared.notice)
         bar = self.query_one(GradeBar)
-        bar.show_intervals(self.review.intervals(), drill=self.review.is_drill)
+        bar.show_intervals(self.review.intervals(), drill=not self.review.changes_schedule)
         bar.display = True
         self.revealed = True
         self.show_checklist()
@@ -231,12 +260,15 @@ class ReviewScreen(Screen[None]):
     def action_grade(self, quality: int) -> None:
         if self.card is None or not self.revealed:
             return
+        card = self.card
         try:
-            self.review.grade(quality)
+            graded = self.review.grade(quality)
         except InfracardsError as error:
             # Nothing was written: the card stays on screen so the grade can be given again.
             self.notify(f"Grade not saved: {error}", severity="error", timeout=10)
             return
+        if graded.leech:
+            self.notify(leech_notice(card.card_id), severity="warning", timeout=8)
         self.show_current()
         if self.review.claim_checkpoint():
             self.set_timer(PREPARE_DELAY_S, self.checkpoint)
@@ -255,7 +287,27 @@ class ReviewScreen(Screen[None]):
             self.notify(f"Undo failed, the grade stays: {error}", severity="error", timeout=10)
             return
         self.show_current()
-        self.notify(f"Undid grade {step.graded.quality} on {step.card.card_id}", timeout=2)
+        if step.graded is not None:
+            self.notify(f"Undid grade {step.graded.quality} on {step.card.card_id}", timeout=2)
+        else:
+            self.notify(f"{step.card.card_id} is back: no longer {step.hidden}", timeout=2)
+
+    def action_suspend(self) -> None:
+        self._hide(self.review.suspend, "Suspended {}: out of every review until unsuspended")
+
+    def action_bury(self) -> None:
+        self._hide(self.review.bury, "Buried {} until tomorrow; its schedule is unchanged")
+
+    def _hide(self, hide: Callable[[], CardRecord], message: str) -> None:
+        if self.card is None:
+            return
+        try:
+            card = hide()
+        except InfracardsError as error:
+            self.notify(f"Nothing changed: {error}", severity="error", timeout=10)
+            return
+        self.notify(f"{message.format(card.card_id)} (u undoes)", timeout=4)
+        self.show_current()
 
     def action_leave(self) -> None:
         """Leave early: every grade so far is already committed."""
@@ -266,8 +318,10 @@ class ReviewScreen(Screen[None]):
         if not self.review.history:
             self.dismiss()
             if self.card is None:
-                self.app.notify("Nothing to review in this deck today.", timeout=3)
+                self.app.notify(NOTHING_TO_REVIEW, timeout=5)
             return
         from infracards.tui.screens.summary import SummaryScreen
 
-        self.app.switch_screen(SummaryScreen(self.review.summary()))
+        self.app.switch_screen(
+            SummaryScreen(self.review.summary(), review=self.review, context=self.context)
+        )
