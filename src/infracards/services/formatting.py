@@ -4,7 +4,7 @@ and the Markdown report alike (so "on 1 day" is written once)."""
 from __future__ import annotations
 
 import unicodedata
-from datetime import date, timedelta
+from datetime import UTC, date, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ from infracards.store.stats import (
 )
 
 if TYPE_CHECKING:
+    from infracards.services.mock import MockReport, QuestionResult
     from infracards.services.review import SessionSummary
 
 
@@ -328,3 +329,103 @@ def leech_notice(card_id: str) -> str:
         f"{card_id} is a leech: it lapsed too often, so it is suspended. Rewrite or split it,"
         f" then unsuspend it in Browse (@) or with `infracards unsuspend {card_id}`."
     )
+
+
+# --- mock interviews ----------------------------------------------------------------------------
+
+
+def clock_text(seconds: float) -> str:
+    """A countdown as m:ss (rounded up, so 0:00 means the time is really up)."""
+    whole = max(0, -int(-seconds // 1))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def score_text(score: float | None) -> str:
+    return "–" if score is None else f"{round(100 * score)}%"
+
+
+def question_line(number: int, result: QuestionResult, seconds_per_question: int) -> str:
+    """One question of a mock report: card, points covered, time used."""
+    points = (
+        f"{result.recalled.covered}/{result.recalled.points} points"
+        if result.recalled is not None
+        else "question only"
+    )
+    used = f"{clock_text(result.seconds_used)} of {clock_text(seconds_per_question)}"
+    timed_out = ", time up" if result.timed_out else ""
+    counted = " · counted as a review" if result.counted else ""
+    return (
+        f"{number:>2}. {result.card_id:<6} {clip(result.topic, 16)} {points:<13}"
+        f" {used}{timed_out}{counted}"
+    )
+
+
+def mock_report_text(report: MockReport) -> str:
+    """The end-of-interview report (the app's report screen and `mock --report`)."""
+    lines = [
+        f"Mock interview · {report.deck_id} · {report.study_day.isoformat()}"
+        + (f" · topic {report.topic}" if report.topic else ""),
+        f"Score {score_text(report.score)} ({report.covered} of {report.points} key points)"
+        f" · {plural(len(report.questions), 'question')} in {clock_text(report.seconds_used)}",
+        "",
+        *(
+            question_line(n, q, report.seconds_per_question)
+            for n, q in enumerate(report.questions, start=1)
+        ),
+    ]
+    if report.weakest_topics:
+        weakest = ", ".join(f"{t} {score_text(share)}" for t, share in report.weakest_topics[:3])
+        lines += ["", f"Weakest topics   {weakest}"]
+    if report.missed:
+        lines += ["", f"Missed points    {', '.join(report.missed)}"]
+    return "\n".join(lines)
+
+
+def mock_history_text(reports: list[MockReport]) -> str:
+    """Past mock interviews, one line each, oldest first."""
+    if not reports:
+        return "No mock interview yet: run `infracards mock` (or press m on the home screen)."
+    lines = [f"{'when':<16} {'deck':<10} {'questions':>9} {'points':>9} {'score':>6}  missed"]
+    for report in reports:
+        lines.append(
+            f"{report.started_at.astimezone():%Y-%m-%d %H:%M} {clip(report.deck_id, 10)}"
+            f" {len(report.questions):>9} {f'{report.covered}/{report.points}':>9}"
+            f" {score_text(report.score):>6}  {', '.join(report.missed) or '–'}"
+        )
+    return "\n".join(lines)
+
+
+def mock_document(reports: list[MockReport]) -> list[dict[str, Any]]:
+    """`mock --report --json`: each past session with its questions (a stable contract)."""
+    return [
+        {
+            "id": report.mock_id,
+            "deck": report.deck_id,
+            "started_at": report.started_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+            "study_day": report.study_day.isoformat(),
+            "topic": report.topic,
+            "seconds_per_question": report.seconds_per_question,
+            "questions": len(report.questions),
+            "points": report.points,
+            "points_covered": report.covered,
+            "score": round(report.score, 4) if report.score is not None else None,
+            "seconds_used": report.seconds_used,
+            "weakest_topics": [t for t, _ in report.weakest_topics],
+            "missed": list(report.missed),
+            "asked": [
+                {
+                    "card_id": q.card_id,
+                    "topic": q.topic,
+                    "points": q.recalled.points if q.recalled else None,
+                    "points_covered": q.recalled.covered if q.recalled else None,
+                    "recalled": sorted(q.recalled.recalled) if q.recalled else None,
+                    "seconds_used": q.seconds_used,
+                    "timed_out": q.timed_out,
+                    "counted_as_review": q.counted,
+                    "notes": q.notes,
+                }
+                for q in report.questions
+            ],
+        }
+        for report in reports
+    ]

@@ -336,6 +336,17 @@ def draw_candidates(
     return candidates
 
 
+_TOPICS = text(
+    "SELECT DISTINCT substr(tags, 1, instr(tags || ' ', ' ') - 1) FROM card"
+    " WHERE deck_id = :deck AND NOT retired AND tags <> '' ORDER BY 1"
+)
+
+
+def deck_topics(session: Session, *, deck_id: str) -> list[str]:
+    """Each topic (a card's first tag) of a deck's active cards, sorted."""
+    return list(session.connection().execute(_TOPICS, {"deck": deck_id}).scalars())
+
+
 _ADD_TO_TODAY = text(
     "UPDATE cardstate SET due = :today FROM json_each(:cards) AS j"
     " WHERE cardstate.card = j.value AND (due IS NULL OR due > :today)"

@@ -7,6 +7,7 @@ import gc
 import signal
 from collections.abc import Iterable
 from contextlib import suppress
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,16 @@ if TYPE_CHECKING:
 DEFAULT_DECK = "module03"
 
 
+@dataclass(frozen=True, slots=True)
+class MockOptions:
+    """A mock interview to open (`infracards mock` starts the app with one)."""
+
+    deck_id: str
+    questions: int | None = None
+    minutes: int | None = None
+    topic: str | None = None
+
+
 def settle_startup_memory() -> None:
     """After the first frame: what start-up built (modules, widgets, styles; ~130k objects)
     lives as long as the app. Frozen, it is left out of every later full collection, which
@@ -48,11 +59,18 @@ class InfracardsApp(App[None]):
     TITLE = "infracards"
     SUB_TITLE = "SM-2 flashcards for LLM infra interviews"
 
-    def __init__(self, context: AppContext, *, start_review: str | None = None) -> None:
+    def __init__(
+        self,
+        context: AppContext,
+        *,
+        start_review: str | None = None,
+        start_mock: MockOptions | None = None,
+    ) -> None:
         super().__init__()
         enable_cjk_line_breaks()
         self.context = context
         self.start_review = start_review
+        self.start_mock = start_mock
         self.saved_theme: str | None = None
         """The theme chosen in an earlier run (command palette → Theme), kept in settings."""
 
@@ -70,6 +88,8 @@ class InfracardsApp(App[None]):
         self.push_screen(HomeScreen(self.context))
         if self.start_review is not None:
             self.push_screen(ReviewScreen(self.context, deck_id=self.start_review))
+        elif self.start_mock is not None:
+            self.open_mock(self.start_mock)
         if license_path(self.context.home).exists():
             # After the first frame: the KDF holds the GIL (~0.15 s), and a worker started now
             # would hold back the first card by as much.
@@ -87,6 +107,7 @@ class InfracardsApp(App[None]):
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         from infracards.tui.screens.browse import BrowseScreen
+        from infracards.tui.screens.mock import MockScreen
         from infracards.tui.screens.stats import StatsScreen
 
         yield from super().get_system_commands(screen)
@@ -98,6 +119,12 @@ class InfracardsApp(App[None]):
                 self.action_review,
             ),
             (BrowseScreen, "Browse", "Search and read every card", self.action_browse),
+            (
+                MockScreen,
+                "Mock interview",
+                "Questions drawn as an interviewer would, against a clock, then self-checked",
+                self.action_mock,
+            ),
             (
                 StatsScreen,
                 "Statistics",
@@ -134,6 +161,29 @@ class InfracardsApp(App[None]):
             self.notify("No deck is loaded.", severity="warning")
             return
         self.push_screen(ReviewScreen(self.context, deck_id=deck_id))
+
+    def action_mock(self) -> None:
+        """A mock interview of the selected deck, with the default questions and minutes."""
+        deck_id = self._selected_deck()
+        if deck_id is None:
+            self.notify("No deck is loaded.", severity="warning")
+            return
+        self.open_mock(MockOptions(deck_id=deck_id))
+
+    def open_mock(self, options: MockOptions) -> None:
+        from infracards.tui.screens.mock import MockScreen
+
+        if self._back_to(MockScreen):
+            return
+        self.push_screen(
+            MockScreen(
+                self.context,
+                deck_id=options.deck_id,
+                questions=options.questions,
+                minutes=options.minutes,
+                topic=options.topic,
+            )
+        )
 
     def action_browse(self) -> None:
         from infracards.tui.screens.browse import BrowseScreen

@@ -23,6 +23,7 @@ class HomeScreen(Screen[None]):
         Binding("r", "app.review", "Review", id="review"),
         Binding("b", "app.browse", "Browse", id="browse"),
         Binding("s", "app.stats", "Stats", id="stats"),
+        Binding("m", "app.mock", "Mock interview", id="mock"),
         Binding("k", "app.unlock", "Unlock", id="unlock"),
         Binding("q", "app.quit", "Quit", id="quit"),
     ]

@@ -17,15 +17,13 @@ from infracards.errors import InfracardsError
 from infracards.records import CardRecord
 from infracards.scheduler import StudyQueue
 from infracards.services.formatting import (
-    NO_CHECKLIST,
     NOTHING_TO_REVIEW,
-    checklist_title,
     leech_notice,
     practice_caption,
-    suggestion_line,
 )
 from infracards.services.keypoints import POINT_KEYS, RECOGNISED_KEY
 from infracards.services.review import Practice, ReviewSession
+from infracards.tui.checking import show_check, show_ticks
 from infracards.tui.context import AppContext, PreparedAnswer, prepare
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.widgets.card_view import CardView
@@ -209,31 +207,16 @@ class ReviewScreen(Screen[None]):
     def show_checklist(self) -> None:
         """The key points first, above the answer: a checklist to tick, or why there is none."""
         check = self.review.reveal()
-        points = self.query_one(CardView).key_points
-        if check is None:
-            if self.card is not None and self.card.locked:
-                points.show_message(NO_CHECKLIST)
-            else:
-                points.display = False
-        else:
-            points.show_points(
-                check.key_points,
-                keys=POINT_KEYS,
-                checkable=check.points,
-                title=checklist_title(check.points, POINT_KEYS, RECOGNISED_KEY),
-            )
-        self.show_suggestion()
+        locked = self.card is not None and self.card.locked
+        show_check(self.query_one(CardView).key_points, check, locked=locked)
+        self.query_one(GradeBar).suggest(check.suggested if check is not None else None)
         self.refresh_bindings()
 
     def show_suggestion(self) -> None:
         check = self.review.check
-        bar = self.query_one(GradeBar)
-        if check is None:
-            bar.suggest(None)
-            return
-        hint = suggestion_line(check.points, len(check.ticked), check.recognised, check.suggested)
-        self.query_one(KeyPointList).show_ticks(frozenset(check.ticked), hint)
-        bar.suggest(check.suggested)
+        if check is not None:
+            show_ticks(self.query_one(KeyPointList), check)
+            self.query_one(GradeBar).suggest(check.suggested)
 
     def action_tick(self, index: int) -> None:
         if self.revealed and self.review.toggle_point(index):
