@@ -117,8 +117,9 @@ def run_import(args: argparse.Namespace) -> int:
 
     document = read_progress(args.path)
     report = import_progress(open_home(), document, source=str(args.path), only_deck=args.deck)
+    mocks = f" and {report.mock_sessions} mock interviews" if report.mock_sessions else ""
     print(
-        f"Imported {report.added} reviews into {', '.join(report.decks) or 'no deck'} "
+        f"Imported {report.added} reviews{mocks} into {', '.join(report.decks) or 'no deck'} "
         f"({report.already_present} already here); {report.cards_recomputed} cards rescheduled."
     )
     return 0
