@@ -60,15 +60,24 @@ def register(commands: Commands) -> None:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    from infracards.services.formatting import stats_document, stats_report
-    from infracards.services.statistics import load_stats
+    from infracards.services.answers import AnswerBook
+    from infracards.services.formatting import (
+        practice_document,
+        practice_report,
+        stats_document,
+        stats_report,
+    )
+    from infracards.services.statistics import load_practice_stats, load_stats
     from infracards.services.study import local_now
 
-    stats = load_stats(open_home(), now=local_now(), deck_id=args.deck)
+    engine = open_home()
+    stats = load_stats(engine, now=local_now(), deck_id=args.deck)
+    # Key points of sealed cards are named by index here: opening them would cost a KDF.
+    practice = load_practice_stats(engine, AnswerBook(), deck_id=args.deck)
     if args.json:
-        print_json(stats_document(stats))
+        print_json({**stats_document(stats), "practice": practice_document(practice)})
     else:
-        print(stats_report(stats))
+        print(f"{stats_report(stats)}\n\n{practice_report(practice)}")
     return 0
 
 

@@ -20,8 +20,11 @@ from infracards.store.stats import (
 )
 
 if TYPE_CHECKING:
+    from infracards.services.keypoints import MissedPoint
     from infracards.services.mock import MockReport, QuestionResult
     from infracards.services.review import SessionSummary
+    from infracards.services.statistics import PracticeStats
+    from infracards.store.practice import LeechCard
 
 
 def plural(count: int, noun: str) -> str:
@@ -429,3 +432,115 @@ def mock_document(reports: list[MockReport]) -> list[dict[str, Any]]:
         }
         for report in reports
     ]
+
+
+# --- interview practice in the statistics -------------------------------------------------------
+
+MISSED_SHOWN = 8
+
+
+def missed_points_title(stats: PracticeStats) -> str:
+    points = stats.key_points
+    older = (
+        f" ({plural(points.older_checks, 'check')} of earlier key points not counted)"
+        if points.older_checks
+        else ""
+    )
+    return (
+        f"Key points missed most, by topic ({plural(points.cards_checked, 'card')} checked){older}"
+    )
+
+
+def missed_point_line(point: MissedPoint, width: int = 50) -> str:
+    """``q05 point 3/5 missed 4 of 6: <the point>`` (its text where it may be shown)."""
+    text = f": {clip(point.text, width).rstrip()}" if point.text is not None else ""
+    return (
+        f"{point.card_id} point {point.index + 1}/{point.points}"
+        f" missed {point.misses} of {point.checks}{text}"
+    )
+
+
+def mock_scores_title(stats: PracticeStats) -> str:
+    scored = [m.score for m in stats.mocks if m.score is not None]
+    mean = sum(scored) / len(scored) if scored else None
+    return (
+        f"Mock interviews: score over time ({plural(len(stats.mocks), 'session')},"
+        f" average {score_text(mean)})"
+    )
+
+
+def leeches_title(stats: PracticeStats) -> str:
+    return f"Leeches: cards that lapsed too often ({len(stats.leeches)})"
+
+
+def leech_line(leech: LeechCard, width: int = 50) -> str:
+    state = "suspended" if leech.suspended else "unsuspended"
+    prompt = clip(leech.prompt, width).rstrip()
+    return f"{leech.card_id} {plural(leech.lapses, 'lapse')}, {state}: {prompt}"
+
+
+def practice_report(stats: PracticeStats) -> str:
+    """The practice statistics as plain text (after `infracards stats`' own)."""
+    points = stats.key_points
+    lines = [missed_points_title(stats)]
+    if not points.topics:
+        lines.append("  No key-point check yet: tick the 要点 you said after revealing an answer.")
+    for topic in points.topics:
+        lines.append(
+            f"  {clip(topic.topic, 20)} {_bar(topic.rate)} {score_text(topic.rate):>4} missed"
+        )
+    lines += [f"  {missed_point_line(point)}" for point in points.points[:MISSED_SHOWN]]
+    lines += ["", mock_scores_title(stats)]
+    if not stats.mocks:
+        lines.append("  No mock interview yet: `infracards mock`.")
+    for mock in stats.mocks:
+        share = mock.score or 0.0
+        lines.append(
+            f"  {mock.started_at.astimezone():%Y-%m-%d %H:%M}  {_bar(share)}"
+            f" {score_text(mock.score):>4} of {plural(len(mock.questions), 'question')}"
+        )
+    lines += ["", leeches_title(stats)]
+    lines += [f"  {leech_line(leech)}" for leech in stats.leeches] or ["  None."]
+    return "\n".join(lines)
+
+
+def practice_document(stats: PracticeStats) -> dict[str, Any]:
+    """The practice statistics as JSON-ready data (indexes; text only where it is free)."""
+    return {
+        "key_points": {
+            "cards_checked": stats.key_points.cards_checked,
+            "older_checks": stats.key_points.older_checks,
+            "topics": [
+                {"topic": t.topic, "checks": t.checks, "misses": t.misses, "rate": round(t.rate, 4)}
+                for t in stats.key_points.topics
+            ],
+            "most_missed": [
+                {
+                    "deck": p.deck_id,
+                    "card_id": p.card_id,
+                    "index": p.index,
+                    "points": p.points,
+                    "checks": p.checks,
+                    "misses": p.misses,
+                }
+                for p in stats.key_points.points
+            ],
+        },
+        "mock_scores": [
+            {
+                "started_at": m.started_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+                "questions": len(m.questions),
+                "score": round(m.score, 4) if m.score is not None else None,
+            }
+            for m in stats.mocks
+        ],
+        "leeches": [
+            {
+                "deck": lc.deck_id,
+                "card_id": lc.card_id,
+                "lapses": lc.lapses,
+                "suspended": lc.suspended,
+            }
+            for lc in stats.leeches
+        ],
+    }

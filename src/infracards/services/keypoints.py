@@ -127,10 +127,6 @@ class MissedPoint:
     def rate(self) -> float:
         return self.misses / self.checks if self.checks else 0.0
 
-    @property
-    def label(self) -> str:
-        return self.text if self.text is not None else f"point {self.index + 1} of {self.points}"
-
 
 @dataclass(frozen=True, slots=True)
 class TopicMisses:

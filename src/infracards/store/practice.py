@@ -358,3 +358,37 @@ def move_due_to(session: Session, *, card_pks: list[int], today: date) -> int:
     interval stay. Returns how many moved."""
     params = {"today": today.isoformat(), "cards": json.dumps(card_pks)}
     return session.connection().execute(_ADD_TO_TODAY, params).rowcount
+
+
+# --- leeches -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LeechCard:
+    deck_id: str
+    card_id: str
+    prompt: str
+    topic: str
+    lapses: int
+    suspended: bool
+
+
+_LEECHES = text(
+    """
+SELECT c.deck_id, c.card_id, c.prompt, c.tags, s.suspended,
+       (SELECT count(*) FROM review r WHERE r.card = s.card AND r.drill = 0 AND r.grade < 3)
+FROM cardstate s JOIN card c ON c.id = s.card
+WHERE s.leech AND s.retired = 0 AND (:deck IS NULL OR s.deck_id = :deck)
+ORDER BY c.deck_id, s.position
+"""
+)
+
+
+def leech_cards(session: Session, *, deck_id: str | None = None) -> list[LeechCard]:
+    """Cards flagged as leeches, with their lapse count, in deck order."""
+    return [
+        LeechCard(deck, card_id, prompt, tags.split()[0] if tags else "", lapses, bool(suspended))
+        for deck, card_id, prompt, tags, suspended, lapses in session.connection().execute(
+            _LEECHES, {"deck": deck_id}
+        )
+    ]
