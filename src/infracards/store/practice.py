@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import insert, text, update
@@ -392,3 +393,189 @@ def leech_cards(session: Session, *, deck_id: str | None = None) -> list[LeechCa
             _LEECHES, {"deck": deck_id}
         )
     ]
+
+
+# --- readiness and the plan ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRow:
+    """What readiness reads of one active card."""
+
+    card_pk: int
+    topic: str
+    due: date | None
+    interval: int
+    repetitions: int
+    suspended: bool
+
+
+# Active cards in tag order from ix_card_retired_tags_deck_id (no prompt or answer is read),
+# each joined to its state by key.
+_MEMORY = text(
+    """
+SELECT c.id, c.tags, s.due, s.interval, s.repetitions, s.suspended
+FROM card AS c INDEXED BY ix_card_retired_tags_deck_id
+JOIN cardstate AS s ON s.card = c.id
+WHERE c.retired = 0 AND c.deck_id = :deck
+"""
+)
+# The latest check of each checked card: its coverage (said ÷ listed). With max() in the
+# result, SQLite takes the other columns from the row that has the maximum.
+_LATEST_CHECKS = text(
+    """
+SELECT card, points, recalled, max(at) FROM (
+    SELECT r.card, r.points, r.recalled, r.reviewed_at AS at FROM review r
+    WHERE r.points IS NOT NULL
+    UNION ALL
+    SELECT q.card, q.points, q.recalled, m.started_at FROM mockquestion q
+    JOIN mocksession m ON m.id = q.mock WHERE q.points IS NOT NULL AND m.deck_id = :deck
+) GROUP BY card
+"""
+)
+# Graded reviews of cards already learned (the card had passed before): how often the learner
+# still knew a card when SM-2 asked again, over the last days.
+_RETENTION = text(
+    """
+SELECT count(*), coalesce(sum(r.grade >= :passing), 0) FROM review r
+JOIN cardstate s ON s.card = r.card
+WHERE r.study_day >= :since AND r.drill = 0 AND r.repetitions_before > 0
+  AND s.deck_id = :deck
+"""
+)
+
+
+def memory_rows(session: Session, *, deck_id: str) -> list[MemoryRow]:
+    rows = session.connection().execute(_MEMORY, {"deck": deck_id})
+    return [
+        MemoryRow(
+            card_pk=pk,
+            topic=tags.split()[0] if tags else "",
+            due=date.fromisoformat(due) if due else None,
+            interval=interval,
+            repetitions=repetitions,
+            suspended=bool(suspended),
+        )
+        for pk, tags, due, interval, repetitions, suspended in rows
+    ]
+
+
+def latest_coverage(session: Session, *, deck_id: str) -> dict[int, tuple[int, int]]:
+    """Card → (points said, points listed) at its latest key-point check."""
+    rows = session.connection().execute(_LATEST_CHECKS, {"deck": deck_id})
+    return {card: ((recalled or 0).bit_count(), points) for card, points, recalled, _ in rows}
+
+
+def recent_retention(
+    session: Session, *, deck_id: str, since: date, passing: int
+) -> tuple[int, int]:
+    """(graded reviews of learned cards since ``since``, how many passed)."""
+    params = {"deck": deck_id, "since": since.isoformat(), "passing": passing}
+    reviews, passed = session.connection().execute(_RETENTION, params).one()
+    return int(reviews), int(passed)
+
+
+_CARD_IDS = text(
+    "SELECT c.id, c.card_id FROM json_each(:cards) AS j CROSS JOIN card AS c ON c.id = j.value"
+)
+
+
+def card_ids(session: Session, *, card_pks: list[int]) -> dict[int, str]:
+    rows = session.connection().execute(_CARD_IDS, {"cards": json.dumps(card_pks)})
+    return {pk: card_id for pk, card_id in rows}
+
+
+_NEW_STUDYABLE = text(
+    "SELECT coalesce(sum(cards), 0) FROM duecount WHERE deck_id = :deck AND due IS NULL"
+    " AND NOT suspended AND (:locked_too OR NOT locked)"
+)
+
+
+def new_card_count(session: Session, *, deck_id: str, locked_too: bool) -> int:
+    """Unsuspended new cards the learner can study (the plan spreads them over the days)."""
+    params = {"deck": deck_id, "locked_too": locked_too}
+    return int(session.connection().execute(_NEW_STUDYABLE, params).scalar_one())
+
+
+# --- extra practice outside the schedule ---------------------------------------------------------
+
+_DUE_AHEAD = text(
+    f"SELECT s.card FROM cardstate s WHERE {_ACTIVE} AND s.due > :today AND s.due <= :until"
+    " ORDER BY s.due, s.position"
+)
+_TOPIC_CARDS = text(
+    "SELECT c.id FROM card c JOIN cardstate s ON s.card = c.id"
+    f" WHERE c.retired = 0 AND c.tags >= :topic AND c.tags < :topic || '!' AND {_ACTIVE}"
+    " ORDER BY s.position"
+)
+_WEAKEST = text(
+    f"SELECT s.card FROM cardstate s WHERE {_ACTIVE} AND s.due IS NOT NULL"
+    " ORDER BY s.easiness_centi, s.repetitions, s.position LIMIT :limit"
+)
+# Cards reviewed in the last days come from ix_review_study_day (a few thousand rows).
+_NOT_RECENT = text(
+    f"SELECT s.card FROM cardstate s WHERE {_ACTIVE}"
+    " AND s.card NOT IN (SELECT card FROM review WHERE study_day > :since)"
+    " ORDER BY s.due IS NULL, s.easiness_centi, s.position"
+)
+_TOPIC_COUNTS = text(
+    "SELECT substr(c.tags, 1, instr(c.tags || ' ', ' ') - 1) AS topic, count(*)"
+    " FROM card c JOIN cardstate s ON s.card = c.id"
+    f" WHERE c.retired = 0 AND c.tags <> '' AND {_ACTIVE} GROUP BY topic ORDER BY topic"
+)
+
+
+def _cards(session: Session, statement: Any, **params: object) -> list[int]:
+    return list(session.connection().execute(statement, params).scalars())
+
+
+def due_ahead(
+    session: Session, *, deck_id: str, today: date, days: int, locked_too: bool
+) -> list[int]:
+    """Cards due in the next ``days`` days (not today: those are today's review), soonest first."""
+    until = (today + timedelta(days=days)).isoformat()
+    return _cards(
+        session,
+        _DUE_AHEAD,
+        deck=deck_id,
+        today=today.isoformat(),
+        until=until,
+        locked_too=locked_too,
+    )
+
+
+def topic_cards(session: Session, *, deck_id: str, topic: str, locked_too: bool) -> list[int]:
+    return _cards(session, _TOPIC_CARDS, deck=deck_id, topic=topic, locked_too=locked_too)
+
+
+def weakest(session: Session, *, deck_id: str, limit: int, locked_too: bool) -> list[int]:
+    """Reviewed cards with the lowest EF (then the fewest repetitions in a row)."""
+    return _cards(session, _WEAKEST, deck=deck_id, limit=limit, locked_too=locked_too)
+
+
+def not_reviewed_since(
+    session: Session, *, deck_id: str, since: date, locked_too: bool
+) -> list[int]:
+    """Cards with no review of any kind after study day ``since``: lowest EF first, new last."""
+    return _cards(
+        session, _NOT_RECENT, deck=deck_id, since=since.isoformat(), locked_too=locked_too
+    )
+
+
+def topic_counts(session: Session, *, deck_id: str, locked_too: bool) -> list[tuple[str, int]]:
+    rows = session.connection().execute(_TOPIC_COUNTS, {"deck": deck_id, "locked_too": locked_too})
+    return [(topic, count) for topic, count in rows]
+
+
+_ACTIVE_AMONG = text(
+    "SELECT s.card FROM json_each(:cards) AS j CROSS JOIN cardstate AS s ON s.card = j.value"
+    f" WHERE {_ACTIVE}"
+)
+
+
+def active_among(
+    session: Session, *, deck_id: str, card_pks: list[int], locked_too: bool
+) -> set[int]:
+    """Those of ``card_pks`` that are active, unsuspended cards of the deck."""
+    params = {"deck": deck_id, "cards": json.dumps(card_pks), "locked_too": locked_too}
+    return set(session.connection().execute(_ACTIVE_AMONG, params).scalars())
