@@ -54,7 +54,7 @@ def test_practice_is_logged_and_the_exact_sm2_vectors_still_hold_for_normal_revi
     expected = SM2State()
     day = 0
     set_interview_date(engine, (today + timedelta(days=60)).isoformat())
-    for step, quality in enumerate(grades):
+    for quality in grades:
         normal = session_at(engine, days(now, day))
         while shown(normal) not in ("q01", None):
             normal.grade(5)
