@@ -119,6 +119,10 @@ class BrowseRow:
     due: date | None
     reviews: int
     locked: bool
+    repetitions: int = 0
+    suspended: bool = False
+    leech: bool = False
+    buried_on: date | None = None
 
 
 @dataclass(frozen=True, slots=True)

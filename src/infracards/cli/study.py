@@ -12,6 +12,7 @@ from infracards.records import PREF_KEYS
 
 if TYPE_CHECKING:
     from infracards.cli.common import Commands
+    from infracards.services.plan import Readiness
 
 
 def register(commands: Commands) -> None:
@@ -60,13 +61,17 @@ def run_review(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
+    from infracards.services.formatting import readiness_line
     from infracards.services.library import deck_overview
+    from infracards.services.plan import all_readiness
     from infracards.services.study import local_now
     from infracards.services.unlock import key_status
 
     engine = open_home()
-    overview = deck_overview(engine, now=local_now())
+    now = local_now()
+    overview = deck_overview(engine, now=now)
     keys = key_status(engine, home())
+    ready = all_readiness(engine, now=now)
     if args.json:
         decks = [
             {
@@ -80,6 +85,10 @@ def run_status(args: argparse.Namespace) -> int:
                 "locked": s.locked,
                 "unlocked": keys.get(s.deck_id) == "unlocked",
                 "reviews_today": s.reviews_today,
+                "due_within_cap": s.due_today,
+                "suspended": s.suspended,
+                "leeches": s.leeches,
+                **readiness_fields(ready.get(s.deck_id)),
             }
             for s in overview.decks
         ]
@@ -93,8 +102,28 @@ def run_status(args: argparse.Namespace) -> int:
             f" · sealed {s.locked}"
             f" ({keys.get(s.deck_id, 'free')})"
             f" · reviewed today {s.reviews_today}"
+            + (f"\n  suspended {s.suspended} · leeches {s.leeches}" if s.suspended else "")
         )
+        if s.deck_id in ready:
+            print(f"  {readiness_line(ready[s.deck_id])}")
     return 0
+
+
+def readiness_fields(outlook: Readiness | None) -> dict[str, object]:
+    """`status --json`'s interview fields of one deck (null while no date is set)."""
+    if outlook is None:
+        return {
+            "interview_date": None,
+            "days_left": None,
+            "readiness": None,
+            "plan_new_per_day": None,
+        }
+    return {
+        "interview_date": outlook.interview.isoformat(),
+        "days_left": outlook.days_left,
+        "readiness": round(outlook.overall, 4),
+        "plan_new_per_day": outlook.plan.new_per_day,
+    }
 
 
 def run_show(args: argparse.Namespace) -> int:

@@ -22,6 +22,7 @@ from infracards.store.stats import (
 if TYPE_CHECKING:
     from infracards.services.keypoints import MissedPoint
     from infracards.services.mock import MockReport, QuestionResult
+    from infracards.services.plan import CardOutlook, Readiness
     from infracards.services.review import SessionSummary
     from infracards.services.statistics import PracticeStats
     from infracards.store.practice import LeechCard
@@ -254,9 +255,14 @@ def _calendar(stats: Stats) -> list[str]:
 def summary_text(summary: SessionSummary) -> str:
     """The end-of-session summary: counts, grades, the next due cards, what is left."""
     minutes, seconds = divmod(round(summary.seconds), 60)
+    answers = (
+        f"{summary.answers} (practice: {OUTSIDE_SCHEDULE})"
+        if summary.practice
+        else f"{summary.answers} ({summary.drills} same-day drills)"
+    )
     lines = [
         f"Cards reviewed   {summary.cards}",
-        f"Answers given    {summary.answers} ({summary.drills} same-day drills)",
+        f"Answers given    {answers}",
         f"Time             {minutes} min {seconds:02d} s",
         "",
         "Grades",
@@ -269,9 +275,14 @@ def summary_text(summary: SessionSummary) -> str:
         soonest = sorted(card for card, due in summary.next_due.items() if due == first)
         lines += ["", f"Next due         {first.isoformat()}: {', '.join(soonest)}"]
     if summary.left:
-        lines += ["", f"Left for later   {summary.left} cards (run the review again to continue)"]
+        again = (
+            "p on the home screen for more practice"
+            if summary.practice
+            else ("run the review again to continue")
+        )
+        lines += ["", f"Left for later   {summary.left} cards ({again})"]
     if summary.practice:
-        lines += ["", f"Practice         {summary.practice}: {OUTSIDE_SCHEDULE}"]
+        lines += ["", f"Practice         {summary.practice}"]
     if summary.leeches:
         lines += [
             "",
@@ -544,3 +555,100 @@ def practice_document(stats: PracticeStats) -> dict[str, Any]:
             for lc in stats.leeches
         ],
     }
+
+
+# --- interview date, readiness, the plan ---------------------------------------------------------
+
+
+def countdown_text(outlook: Readiness) -> str:
+    days = outlook.days_left
+    when = outlook.interview.isoformat()
+    if days < 0:
+        return f"Interview on {when} has passed (infracards config interview-date none)"
+    if days == 0:
+        return f"Interview today ({when})"
+    return f"Interview in {plural(days, 'day')} ({when})"
+
+
+def plan_text(outlook: Readiness) -> str:
+    plan = outlook.plan
+    per_day = plan.new_per_day
+    if per_day == 0:
+        return "every card is started"
+    if per_day is None:
+        return (
+            f"too late to review the {plan.new_cards} new cards {plan.reviews_each}× each:"
+            " study them now, then the final pass"
+        )
+    return f"{per_day} new/day (all {plan.new_cards} new cards {plan.reviews_each}× by then)"
+
+
+def readiness_line(outlook: Readiness) -> str:
+    """`status` and Home: the countdown, readiness and the plan on one line."""
+    plan = "plan " if outlook.plan.new_per_day else ""
+    return (
+        f"{countdown_text(outlook)} · ready {score_text(outlook.overall)} · {plan}"
+        f"{plan_text(outlook)}"
+    )
+
+
+def drag_reason(outlook: CardOutlook) -> str:
+    """Why a card scores low on the interview day."""
+    if outlook.new:
+        return "never studied"
+    parts = [f"{score_text(outlook.recall)} recall"]
+    if outlook.overdue_days:
+        parts.append(f"{plural(outlook.overdue_days, 'day')} overdue")
+    if outlook.coverage is not None and outlook.coverage < 1:
+        parts.append(f"{score_text(outlook.coverage)} of its key points said")
+    return ", ".join(parts)
+
+
+def readiness_report(outlook: Readiness) -> str:
+    """`infracards plan`: readiness per topic, the cards dragging it down, and the plan."""
+    lines = [
+        f"{outlook.deck_id}: {countdown_text(outlook)}",
+        f"Readiness {score_text(outlook.overall)} (recall on the day × key points said;"
+        f" your recall after one interval: {score_text(outlook.retention)})",
+        "",
+        "By topic (least ready first)",
+        *(
+            f"  {clip(topic, 20)} {_bar(value)} {score_text(value):>4} of {plural(n, 'card')}"
+            for topic, value, n in outlook.topics
+        ),
+        "",
+        "Dragging it down",
+        *(f"  {card_id:<6} {drag_reason(o)}" for card_id, o in outlook.dragging),
+        "",
+        f"Plan: {plan_text(outlook)}"
+        f" (start the last ones by {outlook.plan.last_start.isoformat()})",
+    ]
+    if outlook.final_pass_open:
+        lines.append("Final pass open: extra practice over every card not reviewed lately.")
+    return "\n".join(lines)
+
+
+NO_INTERVIEW_DATE = (
+    "No interview date yet: press i to set one, and Home shows the countdown, your readiness"
+    " per topic and a plan for the days left."
+)
+WORKING_OUT_READINESS = "Working out your readiness for the interview date…"
+TOPICS_SHOWN = 4
+
+
+def home_plan_text(outlook: Readiness) -> str:
+    """Home, under the decks: the selected deck's countdown, readiness and plan."""
+    lines = [readiness_line(outlook) + (" · a accepts" if outlook.plan.new_per_day else "")]
+    if outlook.topics:
+        least = " · ".join(
+            f"{topic} {score_text(value)}" for topic, value, _ in outlook.topics[:TOPICS_SHOWN]
+        )
+        lines.append(f"Least ready: {least}")
+    if outlook.dragging:
+        lines.append(
+            "Dragging it down: "
+            + " · ".join(f"{card_id} {drag_reason(o)}" for card_id, o in outlook.dragging[:3])
+        )
+    if outlook.final_pass_open:
+        lines.append("Final pass open: p → extra practice over the cards not reviewed lately.")
+    return "\n".join(lines)

@@ -326,6 +326,10 @@ _BROWSE = (
         _CARD_STATE.c.due,
         select(func.count()).where(_REVIEW.c.card == _CARD.c.id).scalar_subquery(),
         _CARD.c.answer.is_(None),
+        _CARD_STATE.c.repetitions,
+        _CARD_STATE.c.suspended,
+        _CARD_STATE.c.leech,
+        _CARD_STATE.c.buried_on,
     )
     .join_from(_CARD, _CARD_STATE, _CARD_STATE.c.card == _CARD.c.id)
     .order_by(_CARD.c.deck_id, _CARD.c.position)
@@ -353,10 +357,27 @@ def browse_rows(
             due=due,
             reviews=reviews,
             locked=bool(locked),
+            repetitions=repetitions,
+            suspended=bool(suspended),
+            leech=bool(leech),
+            buried_on=buried_on,
         )
-        for pk, deck, card_id, prompt, tags, easiness_centi, interval, due, reviews, locked in (
-            session.connection().execute(query)
-        )
+        for (
+            pk,
+            deck,
+            card_id,
+            prompt,
+            tags,
+            easiness_centi,
+            interval,
+            due,
+            reviews,
+            locked,
+            repetitions,
+            suspended,
+            leech,
+            buried_on,
+        ) in session.connection().execute(query)
     ]
 
 
@@ -625,6 +646,15 @@ def set_leech(session: Session, *, card_pks: list[int], leech: bool) -> int:
 def bury(session: Session, *, card_pks: list[int], day: date | None) -> int:
     """Hide cards from ``day``'s queue (None: unbury); their schedule stays as it is."""
     return _set_flags(session, card_pks, {"buried_on": day.isoformat() if day else None})
+
+
+_FLAGS = text("SELECT suspended, leech, buried_on FROM cardstate WHERE card = :pk")
+
+
+def flags_of(session: Session, *, pk: int) -> tuple[bool, bool, date | None]:
+    """(suspended, leech, buried on) of one card."""
+    suspended, leech, buried_on = session.connection().execute(_FLAGS, {"pk": pk}).one()
+    return bool(suspended), bool(leech), date.fromisoformat(buried_on) if buried_on else None
 
 
 def start_session(session: Session, *, now: datetime, study_day: date, deck_id: str) -> int:

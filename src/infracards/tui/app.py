@@ -8,6 +8,7 @@ import signal
 from collections.abc import Iterable
 from contextlib import suppress
 from dataclasses import dataclass
+from datetime import date
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ from infracards.tui.screens.review import ReviewScreen
 
 if TYPE_CHECKING:
     from infracards.services.unlock import OpenedRelease
+    from infracards.tui.dialogs.practice import PracticeChoice
 
 # Browse, statistics and the unlock dialog (with `cryptography`) are imported when first opened:
 # the first card is drawn sooner without them.
@@ -138,6 +140,16 @@ class InfracardsApp(App[None]):
         yield SystemCommand(
             "Unlock answers", "Enter a card key (卡密) to open sealed answers", self.action_unlock
         )
+        yield SystemCommand(
+            "Extra study",
+            "Study ahead, more new cards today, cram, the final pass (outside the schedule)",
+            self.action_practice,
+        )
+        yield SystemCommand(
+            "Interview date",
+            "Set or clear it: readiness and a plan on Home",
+            self.action_interview_date,
+        )
 
     def _selected_deck(self) -> str | None:
         home = next((s for s in self.screen_stack if isinstance(s, HomeScreen)), None)
@@ -184,6 +196,64 @@ class InfracardsApp(App[None]):
                 topic=options.topic,
             )
         )
+
+    def action_practice(self) -> None:
+        """Extra study for the selected deck: study ahead, more new cards, cram, final pass."""
+        from infracards.services.practice import practice_options
+        from infracards.tui.dialogs.practice import PracticeMenu
+
+        deck_id = self._selected_deck()
+        if deck_id is None:
+            self.notify("No deck is loaded.", severity="warning")
+            return
+        options = practice_options(self.context.engine, deck_id=deck_id, now=self.context.clock())
+        self.push_screen(PracticeMenu(options), partial(self._practice_chosen, deck_id))
+
+    def _practice_chosen(self, deck_id: str, choice: PracticeChoice | None) -> None:
+        from infracards.services import practice
+        from infracards.services.settings import add_new_cards_today
+        from infracards.tui.dialogs import practice as menu
+
+        if choice is None:
+            return
+        engine, now = self.context.engine, self.context.clock()
+        try:
+            if choice.kind == menu.MORE_NEW:
+                limit = add_new_cards_today(engine, now=now)
+                self.notify(f"Today's new-card limit is {limit}.", timeout=3)
+                self.push_screen(ReviewScreen(self.context, deck_id=deck_id))
+                return
+            chosen = {
+                menu.AHEAD: lambda: practice.study_ahead(engine, deck_id=deck_id, now=now),
+                menu.TOPIC: lambda: practice.cram_topic(
+                    engine, deck_id=deck_id, topic=choice.topic or ""
+                ),
+                menu.WEAKEST: lambda: practice.cram_weakest(engine, deck_id=deck_id),
+                menu.MISSED: lambda: practice.most_missed(engine, deck_id=deck_id),
+                menu.FINAL: lambda: practice.final_pass(engine, deck_id=deck_id, now=now),
+            }[choice.kind]()
+        except InfracardsError as error:
+            self.notify(str(error), severity="warning", timeout=5)
+            return
+        self.push_screen(ReviewScreen(self.context, deck_id=deck_id, practice=chosen))
+
+    def action_interview_date(self) -> None:
+        from infracards.services.settings import study_prefs
+        from infracards.tui.dialogs.interview import InterviewDateDialog
+
+        current = study_prefs(self.context.engine).interview_date
+        self.push_screen(InterviewDateDialog(self.context, current=current), self._date_set)
+
+    def _date_set(self, value: date | str | None) -> None:
+        if value is None:
+            return
+        if isinstance(value, date):
+            self.notify(f"Interview date: {value.isoformat()}", timeout=3)
+        else:
+            self.notify("Interview date cleared.", timeout=3)
+        for screen in self.screen_stack:
+            if isinstance(screen, HomeScreen) and screen.built:
+                screen.refresh_decks()
 
     def action_browse(self) -> None:
         from infracards.tui.screens.browse import BrowseScreen
