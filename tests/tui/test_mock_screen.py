@@ -54,7 +54,7 @@ async def test_the_countdown_runs_out_the_learner_ticks_and_the_report_adds_miss
         screen = app.screen
         assert isinstance(screen, MockScreen) and screen.card is not None
         assert screen.card.card_id == "q01"
-        assert "question 1 of 1" in text(app, "#mock-clock") and "2:00 left" in text(
+        assert "Mock interview 1/1" in text(app, "#mock-clock") and "2:00 left" in text(
             app, "#mock-clock"
         )
         await pilot.press(*"ring", "space", *"2(N-1)/N")  # typed into the notes

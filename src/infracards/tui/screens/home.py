@@ -34,10 +34,12 @@ class HomeScreen(Screen[None]):
         Binding("r", "app.review", "Review", id="review"),
         Binding("b", "app.browse", "Browse", id="browse"),
         Binding("s", "app.stats", "Stats", id="stats"),
-        Binding("m", "app.mock", "Mock interview", id="mock"),
-        Binding("p", "app.practice", "Extra study", id="practice"),
-        Binding("i", "app.interview_date", "Interview date", id="interview-date"),
-        Binding("a", "accept_plan", "Accept plan", id="accept-plan"),
+        Binding("m", "app.mock", "Mock", tooltip="A mock interview", id="mock"),
+        Binding("p", "app.practice", "Extra", tooltip="Extra study", id="practice"),
+        Binding(
+            "i", "app.interview_date", "Date", tooltip="The interview date", id="interview-date"
+        ),
+        Binding("a", "accept_plan", "Accept", tooltip="The plan as new-per-day", id="accept-plan"),
         Binding("k", "app.unlock", "Unlock", id="unlock"),
         Binding("q", "app.quit", "Quit", id="quit"),
     ]

@@ -45,7 +45,7 @@ def clock_line(*, number: int, total: int, topic: str, left: float, limit: int) 
     style = "$error" if left <= 0 else "$warning" if left <= HURRY_BELOW_S else "$primary"
     status = "time's up" if left <= 0 else f"{clock_text(left)} left"
     return Content.assemble(
-        f"Mock interview · question {number} of {total} · {topic}   ",
+        f"Mock interview {number}/{total} · {topic}   ",
         ("━" * filled, style),
         ("━" * (CLOCK_CELLS - filled), "$surface-lighten-1"),
         (f" {status}", style),
