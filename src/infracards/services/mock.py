@@ -218,8 +218,9 @@ class MockInterview:
         return study_day(self.clock(), rollover_hour=self.prefs.rollover_hour)
 
     def start(self) -> CardRecord | None:
-        """Draw the questions, open the interview in the history, show the first question."""
-        with transaction(self.engine, write=True) as session:
+        """Draw the questions and show the first one. Nothing is written yet: the interview
+        enters the history with its first answered question (so opening it stays fast)."""
+        with transaction(self.engine) as session:
             self.prefs = load_prefs(session)
             today = self.today()
             candidates = draw_candidates(
@@ -236,15 +237,6 @@ class MockInterview:
                 raise InfracardsError(f"deck {self.deck_id} has no card to ask{where}")
             self.cards = [card.card_pk for card in drawn]
             self.started_at = self.clock()
-            self.mock_id = start_mock(
-                session,
-                deck_id=self.deck_id,
-                now=self.started_at,
-                study_day=today,
-                questions=len(self.cards),
-                seconds_per_question=self.seconds_per_question,
-                topic=self.topic,
-            )
             self._show(session_card=load_card(session, pk=self.cards[0]))
         return self.card
 
@@ -323,7 +315,7 @@ class MockInterview:
         """Keep this question's outcome (time, points, notes) and show the next one; None
         once every question was asked (then ``finish``)."""
         card = self.card
-        if card is None or self.mock_id is None:
+        if card is None:
             raise InfracardsError("the interview has no question in front")
         if not self.revealed:
             self.reveal()
@@ -338,6 +330,16 @@ class MockInterview:
             review_id=self.counted.review_id if self.counted else None,
         )
         with transaction(self.engine, write=True) as session:
+            if self.mock_id is None:
+                self.mock_id = start_mock(
+                    session,
+                    deck_id=self.deck_id,
+                    now=self.started_at,
+                    study_day=study_day(self.started_at, rollover_hour=self.prefs.rollover_hour),
+                    questions=self.total,
+                    seconds_per_question=self.seconds_per_question,
+                    topic=self.topic,
+                )
             save_mock_answer(session, mock_id=self.mock_id, answer=answer)
             following = (
                 load_card(session, pk=self.cards[self.index + 1])
@@ -361,17 +363,16 @@ class MockInterview:
         return self.card
 
     def finish(self) -> MockReport:
-        """End the interview (also when left early: the questions answered so far count)."""
-        if self.mock_id is None:
-            raise InfracardsError("the interview was not started")
-        with transaction(self.engine, write=True) as session:
-            end_mock(session, mock_id=self.mock_id, now=self.clock())
+        """End the interview (also when left early: the questions answered so far count; one
+        left before any answer leaves no trace)."""
+        if self.mock_id is not None:
+            with transaction(self.engine, write=True) as session:
+                end_mock(session, mock_id=self.mock_id, now=self.clock())
         return self.report()
 
     def report(self) -> MockReport:
-        assert self.mock_id is not None
         return MockReport(
-            mock_id=self.mock_id,
+            mock_id=self.mock_id or 0,
             deck_id=self.deck_id,
             started_at=self.started_at,
             study_day=self.today(),

@@ -234,11 +234,13 @@ class DrawCandidate:
     points_missed: int
 
 
-SAMPLE_ABOVE = 2000
+SAMPLE_ABOVE = 500
 """Decks with more candidates than this are sampled (see ``draw_candidates``)."""
-SAMPLE_RANDOM = 400
-SAMPLE_OVERDUE = 100
-SAMPLE_MISSED = 100
+SAMPLE_RANDOM = 100
+SAMPLE_OVERDUE = 25
+SAMPLE_MISSED = 25
+"""A sampled draw reads each candidate's reviews for its best grade (~30 µs a card at 1M
+reviews): 150 candidates keep it to a few milliseconds."""
 
 _ACTIVE = (
     "s.deck_id = :deck AND s.retired = 0 AND (:locked_too OR NOT s.locked) AND s.suspended = 0"
@@ -258,7 +260,9 @@ _MOST_OVERDUE = text(
     f"SELECT s.card FROM cardstate s WHERE {_ACTIVE} AND s.due <= :today"
     " ORDER BY s.due LIMIT :limit"
 )
-_PK_RANGE = text("SELECT min(card), max(card) FROM cardstate")
+# Two subqueries: SQLite answers a lone min() or max() from the primary key at once, but scans
+# the table (10 ms at 100k cards) for both in one SELECT.
+_PK_RANGE = text("SELECT (SELECT min(card) FROM cardstate), (SELECT max(card) FROM cardstate)")
 _RECENTLY_MISSED = text(
     "SELECT card FROM review WHERE points IS NOT NULL AND recalled <> (1 << points) - 1"
     " GROUP BY card ORDER BY max(id) DESC LIMIT :limit"

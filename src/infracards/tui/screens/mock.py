@@ -107,7 +107,6 @@ class MockScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="mock-clock")
         yield CardView(id="card-view")
-        yield TextArea(id="mock-notes", soft_wrap=True, show_line_numbers=False)
         yield Static(id="mock-hint")
         yield KeysFooter()
 
@@ -118,10 +117,26 @@ class MockScreen(Screen[None]):
             self.app.notify(str(error), severity="warning", timeout=6)
             self.dismiss()
             return
-        notes = self.query_one(TextArea)
-        notes.border_title = "Your notes (kept with this interview)"
         self.show_question()
         self.set_interval(CLOCK_TICK_S, self.tick)
+        # The notes box (a TextArea, the heaviest widget here) joins once the question is on
+        # screen: the first frame is drawn sooner, and nobody types within a frame.
+        self.call_after_refresh(self.add_notes)
+
+    def add_notes(self) -> None:
+        notes = TextArea(id="mock-notes", soft_wrap=True, show_line_numbers=False)
+        notes.border_title = "Your notes (kept with this interview)"
+        self.mount(notes, before="#mock-hint")
+        if self.revealed:
+            notes.read_only = True
+            notes.add_class("revealed")
+        else:
+            notes.focus()
+
+    @property
+    def notes(self) -> TextArea | None:
+        found = self.query(TextArea)
+        return found.first() if found else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "reveal":
@@ -140,11 +155,12 @@ class MockScreen(Screen[None]):
         self.revealed = False
         view = self.query_one(CardView)
         view.show_card(card_id=card.card_id, topic=card.topic, prompt=card.prompt)
-        notes = self.query_one(TextArea)
-        notes.read_only = False
-        notes.remove_class("revealed")
-        notes.load_text("")
-        notes.focus()
+        notes = self.notes
+        if notes is not None:
+            notes.read_only = False
+            notes.remove_class("revealed")
+            notes.load_text("")
+            notes.focus()
         self.query_one("#mock-hint", Static).update(
             "Answer aloud, or type notes. ctrl+r shows the key points and the reference answer;"
             " time-out does too."
@@ -196,7 +212,8 @@ class MockScreen(Screen[None]):
         """The checklist first, then the reference answer; the notes stay, read-only."""
         card = self.card
         assert card is not None
-        self.mock.notes = self.query_one(TextArea).text
+        notes = self.notes
+        self.mock.notes = notes.text if notes is not None else ""
         view = self.query_one(CardView)
         prepared = self.prepared
         if prepared is None or not prepared.fits(card, view.answer_width):
@@ -204,9 +221,9 @@ class MockScreen(Screen[None]):
         view.hide_answer()  # shown again after an unlock: the sealed notice goes
         view.reveal(prepared.rendered, notice=prepared.notice)
         show_check(view.key_points, self.mock.check, locked=card.locked)
-        notes = self.query_one(TextArea)
-        notes.read_only = True
-        notes.add_class("revealed")
+        if notes is not None:
+            notes.read_only = True
+            notes.add_class("revealed")
         view.focus()
         self.revealed = True
         self._hint()
@@ -258,9 +275,6 @@ class MockScreen(Screen[None]):
         self.finish()
 
     def finish(self) -> None:
-        if self.mock.mock_id is None:
-            self.dismiss()
-            return
         try:
             report = self.mock.finish()
         except InfracardsError as error:

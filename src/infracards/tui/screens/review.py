@@ -66,7 +66,7 @@ class ReviewScreen(Screen[None]):
             for index, key in enumerate(POINT_KEYS[1:], start=1)
         ),
         Binding(RECOGNISED_KEY, "recognised", "Recognised", id="recognised"),
-        Binding("enter", "confirm", "Confirm", id="confirm"),
+        Binding("enter", "confirm", "Confirm", show=False, id="confirm"),
         Binding("u,ctrl+z", "undo", "Undo", id="undo"),
         Binding("minus", "bury", "Bury", key_display="-", id="bury"),
         Binding("at", "suspend", "Suspend", key_display="@", id="suspend"),
@@ -129,17 +129,19 @@ class ReviewScreen(Screen[None]):
         self.review.end()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Only the keys that work right now appear in the footer."""
+        """Only the keys that work right now appear in the footer. Keys that come and go with
+        each card answer None (disabled, and not drawn), not False (left out): the footer's
+        set of keys then stays the same and is restyled in place (``KeysFooter``)."""
         if action == "grade":
-            return self.revealed
+            return self.revealed or None
         if action == "reveal":
-            return not self.revealed and self.card is not None
+            return (not self.revealed and self.card is not None) or None
         if action == "undo":
-            return self.can_undo
+            return self.can_undo or None
         if action in ("bury", "suspend"):
-            return self.card is not None
+            return self.card is not None or None
         if action in ("tick", "recognised", "confirm"):
-            return self.revealed and self.review.check is not None
+            return (self.revealed and self.review.check is not None) or None
         return True
 
     def on_answers_opened(self, _message: AnswersOpened) -> None:
