@@ -194,6 +194,7 @@ def grade_by_id(
     session_id: int | None = None,
     recalled: RecalledPoints | None = None,
     practice: str | None = None,
+    leech_threshold: int = 8,
 ) -> Graded:
     """Grade a card named by its card id, as the review screen does (real store, committed)."""
     with transaction(engine) as session:
@@ -209,4 +210,5 @@ def grade_by_id(
         session_id=session_id,
         recalled=recalled,
         practice=practice,
+        leech_threshold=leech_threshold,
     )

@@ -92,7 +92,10 @@ def planned(engine: Engine, now: datetime, today: date) -> None:
 
 
 async def settle(pilot: Pilot[None]) -> None:
+    """Readiness is worked out in a worker; its lines then need a layout pass."""
     await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
     await pilot.pause()
 
 

@@ -215,3 +215,43 @@ async def test_a_wrong_last_grade_is_undone_from_the_summary(
         assert isinstance(app.screen, SummaryScreen) and app.screen.summary.grades == {4: 3, 5: 1}
     assert db_rows(home, "SELECT grade FROM review ORDER BY id") == [(4,), (4,), (4,), (5,)]
     assert db_rows(home, "SELECT count(*) FROM session") == [(1,)]  # the same session went on
+
+
+async def test_statistics_show_missed_key_points_mock_scores_and_leeches(
+    app: InfracardsApp,
+    engine: Engine,
+    context,
+    now: datetime,
+    today: date,  # type: ignore[no-untyped-def]
+) -> None:
+    import random
+
+    from infracards.records import RecalledPoints
+    from infracards.services.keypoints import fingerprint
+    from infracards.services.mock import MockInterview
+    from infracards.tui.screens.stats import StatsScreen
+
+    points = ("等价于 Reduce-Scatter + All-Gather", "每卡发送 2(N-1)/N·S")
+    said = RecalledPoints(2, frozenset({0}), fingerprint("sample", "q01", points))
+    grade_by_id(engine, "q01", 4, now=now, today=today, recalled=said)
+    grade_by_id(engine, "q02", 1, now=now, today=today, leech_threshold=1)  # a leech at once
+    ticks = iter([0.0, 60.0, 60.0])
+    mock = MockInterview(
+        engine, deck_id="sample", clock=lambda: now, timer=lambda: next(ticks),
+        questions=1, topic="communication", rng=random.Random(1),
+    )  # fmt: skip
+    mock.start()
+    mock.reveal()
+    mock.next()
+    mock.finish()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.push_screen(StatsScreen(context))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        points_list = str(screen.query_one("#stats-points-list", Static).render())
+        assert "q01 point 2/2 missed 2 of 2: 每卡发送 2(N-1)/N·S" in points_list
+        assert "score over time (1 session, average 0%)" in str(
+            screen.query_one("#stats-mocks-title", Static).render()
+        )
+        assert "q02 1 lapse, suspended" in str(screen.query_one("#stats-leeches", Static).render())

@@ -49,8 +49,8 @@ class HomeScreen(Screen[None]):
         self.context = context
         self.built = False
         """Whether the widgets exist: a screen pushed under another is built when first shown."""
-        self.readiness: dict[str, Readiness] = {}
-        """Each deck's readiness for the interview date (computed in a worker)."""
+        self.readiness: dict[str, Readiness] | None = {}
+        """Each deck's readiness for the interview date (None while a worker computes it)."""
 
     plan_ready: reactive[bool] = reactive(False, bindings=True)
     """The selected deck has a plan that can be accepted as new-per-day."""
@@ -102,11 +102,10 @@ class HomeScreen(Screen[None]):
             table.move_cursor(row=min(max(cursor, 0), len(summaries) - 1))
         if study_prefs(self.context.engine).interview_date is None:
             self.readiness = {}
-            self.show_plan()
         else:
-            if not self.readiness:
-                self.query_one("#home-plan", Static).update(WORKING_OUT_READINESS)
+            self.readiness = None
             self.load_readiness()
+        self.show_plan()
 
     @work(thread=True, exclusive=True, group="readiness")
     def load_readiness(self) -> None:
@@ -116,7 +115,9 @@ class HomeScreen(Screen[None]):
 
     def _readiness_loaded(self, found: dict[str, Readiness]) -> None:
         self.readiness = found
-        self.show_plan()
+        # Through this screen's own queue: updated straight from the worker's callback, the
+        # lines were sometimes drawn in the height the previous text had.
+        self.call_later(self.show_plan)
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
         self.show_plan()
@@ -125,8 +126,11 @@ class HomeScreen(Screen[None]):
         """The countdown, readiness per topic, the cards dragging it down, and the plan."""
         if not self.built:
             return
-        outlook = self.readiness.get(self.selected_deck or "")
-        text = home_plan_text(outlook) if outlook is not None else NO_INTERVIEW_DATE
+        if self.readiness is None:
+            text, outlook = WORKING_OUT_READINESS, None
+        else:
+            outlook = self.readiness.get(self.selected_deck or "")
+            text = home_plan_text(outlook) if outlook is not None else NO_INTERVIEW_DATE
         self.query_one("#home-plan", Static).update(Text(text))
         self.plan_ready = outlook is not None and bool(outlook.plan.new_per_day)
 

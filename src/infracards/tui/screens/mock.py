@@ -139,12 +139,14 @@ class MockScreen(Screen[None]):
         return found.first() if found else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """None (disabled, not drawn) rather than False: the footer keeps its keys and
+        restyles them in place at each reveal and question (``KeysFooter``)."""
         if action == "reveal":
-            return not self.revealed and self.card is not None
+            return (not self.revealed and self.card is not None) or None
         if action in ("tick", "recognised"):
-            return self.revealed and self.mock.check is not None
+            return (self.revealed and self.mock.check is not None) or None
         if action in ("next", "count"):
-            return self.revealed
+            return self.revealed or None
         return True
 
     def show_question(self) -> None:

@@ -91,6 +91,9 @@ class StatsScreen(Screen[None]):
 
     def _practice_loaded(self, practice: PracticeStats) -> None:
         self.practice = practice
+        self.call_later(self._show_practice, practice)  # through this screen's queue, as Home
+
+    def _show_practice(self, practice: PracticeStats) -> None:
         self._title("points", missed_points_title(practice))
         self.query_one("#stats-points", RatioBars).show(
             BarRow(topic.topic, topic.rate, f"{score_text(topic.rate):>4} missed of {topic.checks}")
