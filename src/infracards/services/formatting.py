@@ -280,7 +280,7 @@ def summary_text(summary: SessionSummary) -> str:
             if summary.practice
             else ("run the review again to continue")
         )
-        lines += ["", f"Left for later   {summary.left} cards ({again})"]
+        lines += ["", f"Left for later   {plural(summary.left, 'card')} ({again})"]
     if summary.practice:
         lines += ["", f"Practice         {summary.practice}"]
     if summary.leeches:
@@ -462,7 +462,7 @@ def missed_points_title(stats: PracticeStats) -> str:
     )
 
 
-def missed_point_line(point: MissedPoint, width: int = 50) -> str:
+def missed_point_line(point: MissedPoint, width: int = 40) -> str:
     """``q05 point 3/5 missed 4 of 6: <the point>`` (its text where it may be shown)."""
     text = f": {clip(point.text, width).rstrip()}" if point.text is not None else ""
     return (
@@ -636,9 +636,12 @@ WORKING_OUT_READINESS = "Working out your readiness for the interview date…"
 TOPICS_SHOWN = 4
 
 
-def home_plan_text(outlook: Readiness) -> str:
-    """Home, under the decks: the selected deck's countdown, readiness and plan."""
-    lines = [readiness_line(outlook) + (" · a accepts" if outlook.plan.new_per_day else "")]
+def home_plan_text(outlook: Readiness, *, new_per_day: int) -> str:
+    """Home, under the decks: the selected deck's countdown, readiness and plan (and whether
+    ``a`` would change today's ``new_per_day``)."""
+    per_day = outlook.plan.new_per_day
+    accept = " · a accepts" if per_day and per_day != new_per_day else ""
+    lines = [readiness_line(outlook) + accept]
     if outlook.topics:
         least = " · ".join(
             f"{topic} {score_text(value)}" for topic, value, _ in outlook.topics[:TOPICS_SHOWN]

@@ -49,6 +49,8 @@ class HomeScreen(Screen[None]):
         self.context = context
         self.built = False
         """Whether the widgets exist: a screen pushed under another is built when first shown."""
+        self.new_per_day = 0
+        """Today's setting, to tell whether accepting the plan would change it."""
         self.readiness: dict[str, Readiness] | None = {}
         """Each deck's readiness for the interview date (None while a worker computes it)."""
 
@@ -100,7 +102,9 @@ class HomeScreen(Screen[None]):
             table.add_row(*map(str, row), key=deck.deck_id)
         if summaries:
             table.move_cursor(row=min(max(cursor, 0), len(summaries) - 1))
-        if study_prefs(self.context.engine).interview_date is None:
+        prefs = study_prefs(self.context.engine)
+        self.new_per_day = prefs.new_per_day
+        if prefs.interview_date is None:
             self.readiness = {}
         else:
             self.readiness = None
@@ -126,13 +130,19 @@ class HomeScreen(Screen[None]):
         """The countdown, readiness per topic, the cards dragging it down, and the plan."""
         if not self.built:
             return
+        new_per_day = self.new_per_day
         if self.readiness is None:
             text, outlook = WORKING_OUT_READINESS, None
         else:
             outlook = self.readiness.get(self.selected_deck or "")
-            text = home_plan_text(outlook) if outlook is not None else NO_INTERVIEW_DATE
+            text = (
+                home_plan_text(outlook, new_per_day=new_per_day)
+                if outlook is not None
+                else NO_INTERVIEW_DATE
+            )
         self.query_one("#home-plan", Static).update(Text(text))
-        self.plan_ready = outlook is not None and bool(outlook.plan.new_per_day)
+        per_day = outlook.plan.new_per_day if outlook is not None else None
+        self.plan_ready = bool(per_day) and per_day != new_per_day
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "accept_plan":
