@@ -10,6 +10,7 @@ the program is running. The clock is fixed at noon of ``workload.TODAY``.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sqlite3
 import textwrap
@@ -326,3 +327,71 @@ def stats_in_app(home: Path, runs: int) -> list[float]:
     samples = [asyncio.run(once()) for _ in range(runs)]
     engine.dispose()
     return samples
+
+
+_KEY_POINTS = json.dumps(
+    [
+        "Ring All-Reduce 每卡发送 2(N-1)/N·S",
+        "ZeRO-3 通信量是 DDP 的 1.5 倍",
+        "1F1B bubble = (p-1)/(m+p-1)",
+        "TP 留在 NVLink 域内",
+        "16 字节/参数的混合精度状态",
+    ],
+    ensure_ascii=False,
+)
+
+
+def mock_in_app(home: Path, runs: int) -> tuple[list[float], list[float], list[float]]:
+    """(open, tick, empty screen) seconds in the real app on the bench deck: the mock-interview
+    screen pushed → the frame showing its first question (the draw included); a key point
+    ticked → the frame showing it; and, for scale, an empty screen pushed → drawn.
+
+    The bench deck has no key points, so each card gets five first (in the card table only:
+    answers and schedules stay as the other workloads left them)."""
+    from textual.screen import Screen
+    from textual.widgets import Static
+
+    from infracards.paths import database_path
+    from infracards.services.answers import AnswerBook
+    from infracards.store.db import open_store
+    from infracards.tui.app import InfracardsApp, MockOptions
+    from infracards.tui.context import AppContext
+    from infracards.tui.screens.mock import MockScreen
+
+    with sqlite3.connect(database_path(home)) as db:
+        db.execute("UPDATE card SET key_points = ? WHERE deck_id = ?", (_KEY_POINTS, DECK_ID))
+    engine = open_store(home)
+    context = AppContext(engine=engine, answers=AnswerBook(), home=home, clock=lambda: NOW)
+
+    async def frame_after(app: InfracardsApp, started: float) -> float:
+        drawn = asyncio.Event()
+        app.screen.call_after_refresh(drawn.set)
+        await drawn.wait()
+        return time.perf_counter() - started
+
+    async def once() -> tuple[float, float, float]:
+        app = InfracardsApp(context)
+        async with app.run_test(headless=True, size=(100, 32)) as pilot:
+            await pilot.pause()
+            started = time.perf_counter()
+            app.open_mock(MockOptions(DECK_ID, questions=5))
+            while not isinstance(app.screen, MockScreen) or app.screen.card is None:
+                await asyncio.sleep(0)
+            opened = await frame_after(app, started)
+            await pilot.press("ctrl+r")
+            await pilot.pause()
+            screen = app.screen
+            started = time.perf_counter()
+            screen.action_tick(0)
+            ticked = await frame_after(app, started)
+            await pilot.press("escape")
+            await pilot.pause()
+            started = time.perf_counter()
+            await app.push_screen(Screen())
+            app.screen.mount(Static("empty"))
+            empty = await frame_after(app, started)
+        return opened, ticked, empty
+
+    samples = [asyncio.run(once()) for _ in range(runs)]
+    engine.dispose()
+    return [s[0] for s in samples], [s[1] for s in samples], [s[2] for s in samples]

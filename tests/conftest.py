@@ -13,6 +13,7 @@ from sqlalchemy import Engine
 
 from infracards.cli import main
 from infracards.paths import database_path
+from infracards.records import RecalledPoints
 from infracards.services.library import add_deck
 from infracards.services.publish import create_secret, issue_keys, read_secret, seal_source
 from infracards.services.study import Graded, grade_card
@@ -191,6 +192,9 @@ def grade_by_id(
     deck_id: str = "sample",
     duration_ms: int = 1,
     session_id: int | None = None,
+    recalled: RecalledPoints | None = None,
+    practice: str | None = None,
+    leech_threshold: int = 8,
 ) -> Graded:
     """Grade a card named by its card id, as the review screen does (real store, committed)."""
     with transaction(engine) as session:
@@ -204,4 +208,7 @@ def grade_by_id(
         today=today,
         duration_ms=duration_ms,
         session_id=session_id,
+        recalled=recalled,
+        practice=practice,
+        leech_threshold=leech_threshold,
     )

@@ -66,6 +66,13 @@ def test_status_json_on_a_fresh_home(capsys: pytest.CaptureFixture[str], home: P
         "locked": 31,
         "unlocked": False,
         "reviews_today": 0,
+        "due_within_cap": 0,
+        "suspended": 0,
+        "leeches": 0,
+        "interview_date": None,
+        "days_left": None,
+        "readiness": None,
+        "plan_new_per_day": None,
     }
     assert database_path(home).exists()
 

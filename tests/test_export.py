@@ -262,3 +262,115 @@ def test_one_deck_of_a_file_can_be_imported_alone(
     )
     with absent, transaction(fresh) as session:
         import_document(session, document, source="f.json", only_deck="nope")
+
+
+def practice_history(engine: Engine, today: date, now: datetime) -> None:
+    """A review with a key-point check, a cram review, and a mock interview (one question
+    counted as a review, one with notes)."""
+    import random
+
+    from infracards.records import RecalledPoints
+    from infracards.services.mock import MockInterview
+
+    checked = RecalledPoints(2, frozenset({1}), "00112233445566ff")
+    grade_by_id(engine, "q01", 4, now=now, today=today, recalled=checked)
+    grade_by_id(engine, "q02", 2, now=now + timedelta(minutes=1), today=today, practice="cram")
+    ticks = iter([100.0, 130.0, 130.0, 190.0, 190.0])
+    mock = MockInterview(
+        engine,
+        deck_id="sample",
+        clock=lambda: now + timedelta(hours=1),
+        timer=lambda: next(ticks),
+        questions=2,
+        rng=random.Random(1),
+    )
+    mock.start()
+    mock.reveal()
+    mock.toggle_point(0)
+    mock.notes = "我的笔记: ring"
+    if mock.check is not None:
+        mock.count_as_review(3)
+    mock.next()
+    mock.reveal()
+    mock.next()
+    mock.finish()
+
+
+def test_key_point_checks_practice_and_mock_interviews_round_trip_against_the_schema(
+    engine: Engine, today: date, now: datetime, sample_deck: Path, tmp_path: Path
+) -> None:
+    practice_history(engine, today, now)
+    first = export_text(engine, deck_id="sample")
+    document = json.loads(first)
+    jsonschema.validate(document, SCHEMA)
+    [deck] = document["decks"]
+    [checked] = [r for r in deck["reviews"] if r["card_id"] == "q01" and not r.get("practice")][:1]
+    assert checked["key_points"]["count"] == 2 and checked["key_points"]["recalled"] in ([1], [0])
+    [cram] = [r for r in deck["reviews"] if r.get("practice")]
+    assert (cram["practice"], cram["drill"], cram["before"] == cram["after"]) == (
+        "cram",
+        True,
+        True,
+    )
+    [mock] = deck["mock_sessions"]
+    assert len(mock["asked"]) == 2 and mock["asked"][0]["notes"] == "我的笔记: ring"
+    fresh = open_store(tmp_path / "other-home")
+    from infracards.services.library import add_deck
+
+    add_deck(fresh, sample_deck)
+    for added in (1, 0):  # importing twice adds the mock interview once
+        with transaction(fresh) as session:
+            report = import_document(
+                session, parse_document(first.encode(), source="x"), source="x"
+            )
+        assert report.mock_sessions == added
+    assert without_time(export_text(fresh, deck_id="sample")) == without_time(first)
+
+
+def test_a_document_without_the_new_fields_still_imports_and_validates(
+    engine: Engine, today: date
+) -> None:
+    """Version 1 documents written before key points and mock interviews stay valid."""
+    history(engine, today)
+    document = json.loads(export_text(engine, deck_id="sample"))
+    assert all(
+        "key_points" not in r and "practice" not in r for r in document["decks"][0]["reviews"]
+    )
+    assert "mock_sessions" not in document["decks"][0]
+    jsonschema.validate(document, SCHEMA)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        (
+            "key_points",
+            {"count": 2, "recalled": [2], "fingerprint": "00112233445566ff"},
+            "recalled",
+        ),
+        ("key_points", {"count": 0, "recalled": [], "fingerprint": "00112233445566ff"}, "count"),
+        ("key_points", {"count": 2, "recalled": [0], "fingerprint": "secret text"}, "fingerprint"),
+        ("practice", "sleep", "practice"),
+    ],
+)
+def test_a_bad_key_point_check_or_practice_kind_is_refused_with_its_path(
+    engine: Engine, field: str, value: object, message: str
+) -> None:
+    review = {
+        "card_id": "q01",
+        "reviewed_at": "2025-01-04T09:00:00Z",
+        "study_day": "2025-01-04",
+        "grade": 4,
+        "drill": True,
+        "duration_ms": 5,
+        field: value,
+    }
+    document = {
+        "format": "infracards-progress/v1",
+        "decks": [{"id": "sample", "cards": [], "reviews": [review]}],
+    }
+    with (
+        pytest.raises(ProgressError, match=rf"reviews\[0\].*{message}"),
+        transaction(engine) as session,
+    ):
+        import_document(session, document, source="x")

@@ -20,6 +20,12 @@ HEADLESS = [
     "services.unlock",
     "services.export",
     "services.report",
+    "services.review",
+    "services.keypoints",
+    "services.mock",
+    "services.plan",
+    "services.practice",
+    "services.statistics",
     "cli",
     "seal",
 ]

@@ -163,3 +163,83 @@ def test_unlock_without_a_key_and_without_a_terminal_explains(
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     code, _, err = cli(capsys, "unlock", "--deck", "demo")
     assert code == 1 and "pass KEY, use --stdin" in err
+
+
+def test_no_sealed_text_reaches_the_store_exports_or_output_after_practice(
+    capsys: pytest.CaptureFixture[str],
+    sealed_deck: Path,
+    keys: list[str],
+    home: Path,
+    tmp_path: Path,
+) -> None:
+    """A mock interview and reviews of unlocked sealed cards, with key points ticked, notes
+    typed and questions counted as reviews, then every export and report: the database (and
+    its log files), the exports and what the commands print hold no sealed answer or key
+    point, only indexes and fingerprints."""
+    import random
+    from datetime import datetime
+
+    from infracards.services.answers import AnswerBook
+    from infracards.services.mock import MockInterview
+    from infracards.services.review import ReviewSession
+    from infracards.services.unlock import open_saved_keys
+    from infracards.store.db import open_store
+
+    assert cli(capsys, "unlock", "--deck", "demo", keys[0])[0] == 0
+    engine = open_store(home)
+    opened, _ = open_saved_keys(engine, home)
+    answers = AnswerBook(opened)
+    clock = datetime.now().astimezone
+    ticks = iter(float(n) for n in range(0, 1000, 7))
+    mock = MockInterview(
+        engine,
+        deck_id="demo",
+        clock=clock,
+        timer=lambda: next(ticks),
+        answers=answers,
+        questions=3,
+        rng=random.Random(2),
+    )
+    mock.start()
+    seen = []
+    while mock.card is not None:
+        check = mock.reveal()
+        assert check is not None  # unlocked: every card has its checklist
+        seen.extend(check.key_points)
+        mock.toggle_point(0)
+        mock.notes = "my own words about pipelines"
+        if mock.card.card_id == "q02":
+            mock.count_as_review(4)
+        mock.next()
+    mock.finish()
+    review = ReviewSession(engine, deck_id="demo", clock=clock, answers=answers)
+    review.start()
+    while review.card is not None:
+        review.reveal()
+        review.toggle_point(0)
+        review.grade(review.suggested_grade or 0)
+    engine.dispose()
+    assert any("SECRET-" in point for point in seen)  # the sealed key points were shown
+
+    outputs = [
+        cli(capsys, *argv)[1]
+        for argv in (
+            ("mock", "--report", "--json"),
+            ("mock", "--report"),
+            ("stats", "--json"),
+            ("stats",),
+            ("status", "--json"),
+        )
+    ]
+    for fmt in ("json", "csv", "md"):
+        target = tmp_path / f"out.{fmt}"
+        assert main(["export", "--format", fmt, "-o", str(target)]) == 0
+        outputs.append(target.read_text(encoding="utf-8"))
+    capsys.readouterr()
+    assert '"fingerprint"' in outputs[-3] and '"recalled": [0]' in outputs[-3]
+    for text in outputs:
+        assert "SECRET-" not in text
+    stored = [path.read_bytes() for path in home.iterdir() if path.is_file()]
+    assert any(b"my own words about pipelines" in data for data in stored)  # the scan sees it
+    for path, data in zip([p for p in home.iterdir() if p.is_file()], stored, strict=True):
+        assert b"SECRET-" not in data, path.name

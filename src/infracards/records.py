@@ -20,6 +20,29 @@ class Answer:
 
 
 @dataclass(frozen=True, slots=True)
+class RecalledPoints:
+    """Which key points of a card the learner said, by index, and the list they were checked
+    against (its fingerprint, never its text: sealed key points stay out of the store)."""
+
+    points: int
+    recalled: frozenset[int]
+    fingerprint: str
+
+    @property
+    def mask(self) -> int:
+        """Bit i set: point i was said (how the store keeps it)."""
+        return sum(1 << index for index in self.recalled)
+
+    @property
+    def covered(self) -> int:
+        return len(self.recalled)
+
+    @classmethod
+    def from_mask(cls, points: int, mask: int, fingerprint: str) -> RecalledPoints:
+        return cls(points, frozenset(i for i in range(points) if mask >> i & 1), fingerprint)
+
+
+@dataclass(frozen=True, slots=True)
 class CardRecord:
     """A card with its SM-2 state, as screens and the CLI show it."""
 
@@ -61,6 +84,10 @@ class DeckSummary:
     locked: int
     reviews_today: int
     sealed: bool
+    due_today: int = 0
+    """Due cards today's review will show: ``due`` within what ``max-reviews-per-day`` leaves."""
+    suspended: int = 0
+    leeches: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +121,10 @@ class BrowseRow:
     due: date | None
     reviews: int
     locked: bool
+    repetitions: int = 0
+    suspended: bool = False
+    leech: bool = False
+    buried_on: date | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,22 +141,75 @@ class ReviewEntry:
     interval_after: int
 
 
+NO_LIMIT = "none"
+"""How settings without a value (no review cap, no interview date) are written."""
+
+
 @dataclass(frozen=True, slots=True)
 class StudyPrefs:
-    """Queue settings; stored in the ``setting`` table."""
+    """Study settings; stored in the ``setting`` table as the strings `infracards config` takes."""
 
     new_per_day: int = 10
     rollover_hour: int = 4
     """The study day starts at this local hour (Anki's default is 4:00 too)."""
     study_locked: bool = True
     """Locked cards can be studied question-only, grading yourself from memory."""
+    max_reviews_per_day: int | None = None
+    """At most this many due cards a day (Anki's "maximum reviews/day"); None: no cap."""
+    leech_threshold: int = 8
+    """A card that lapses this many times is a leech: flagged and suspended (Anki's 8)."""
+    interview_date: date | None = None
+    plan_reviews: int = 3
+    """The plan wants every card reviewed at least this many times before the interview."""
+    mock_minutes: int = 3
+    """Minutes per question in a mock interview."""
+    extra_new: tuple[date, int] | None = None
+    """More new cards for one study day ("more new cards today"): (day, how many)."""
+
+    def new_limit(self, today: date) -> int:
+        """Today's new-card limit: ``new_per_day`` plus any extra asked for today."""
+        extra = self.extra_new[1] if self.extra_new and self.extra_new[0] == today else 0
+        return self.new_per_day + extra
+
+    @classmethod
+    def from_settings(cls, stored: dict[str, str]) -> StudyPrefs:
+        """Prefs from the stored strings (already checked by ``services.settings``)."""
+        defaults = cls()
+
+        def number(name: str, default: int | None) -> int | None:
+            value = stored.get(PREF_KEYS[name])
+            if value is None:
+                return default
+            return None if value == NO_LIMIT else int(value)
+
+        interview = stored.get(PREF_KEYS["interview_date"], NO_LIMIT)
+        extra = stored.get(EXTRA_NEW_KEY, "").split()
+        return cls(
+            new_per_day=number("new_per_day", defaults.new_per_day) or 0,
+            rollover_hour=number("rollover_hour", defaults.rollover_hour) or 0,
+            study_locked=stored.get(PREF_KEYS["study_locked"], "yes") == "yes",
+            max_reviews_per_day=number("max_reviews_per_day", None),
+            leech_threshold=number("leech_threshold", defaults.leech_threshold)
+            or defaults.leech_threshold,
+            interview_date=None if interview == NO_LIMIT else date.fromisoformat(interview),
+            plan_reviews=number("plan_reviews", defaults.plan_reviews) or defaults.plan_reviews,
+            mock_minutes=number("mock_minutes", defaults.mock_minutes) or defaults.mock_minutes,
+            extra_new=(date.fromisoformat(extra[0]), int(extra[1])) if len(extra) == 2 else None,
+        )
 
 
 PREF_KEYS = {
     "new_per_day": "new-per-day",
     "rollover_hour": "rollover-hour",
     "study_locked": "study-locked",
+    "max_reviews_per_day": "max-reviews-per-day",
+    "leech_threshold": "leech-threshold",
+    "interview_date": "interview-date",
+    "plan_reviews": "plan-reviews",
+    "mock_minutes": "mock-minutes",
 }
+EXTRA_NEW_KEY = "extra-new"
+"""The setting behind "more new cards today" (not a `config` key: it lasts one day)."""
 
 
 @dataclass(frozen=True, slots=True)

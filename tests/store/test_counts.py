@@ -46,15 +46,13 @@ def assert_counts_match(path: Path) -> None:
             " OR s.retired IS NOT c.retired OR s.locked IS NOT (c.answer IS NULL)"
         ).fetchall()
         assert stale == []
+        bucket = "deck_id, due, locked, suspended, leech, buried_on"
         due = db.execute(
-            "SELECT deck_id, due, locked, count(*) FROM cardstate WHERE NOT retired"
-            " GROUP BY deck_id, due, locked ORDER BY deck_id, due, locked"
+            f"SELECT {bucket}, count(*) FROM cardstate WHERE NOT retired"
+            f" GROUP BY {bucket} ORDER BY {bucket}"
         ).fetchall()
         assert (
-            db.execute(
-                "SELECT deck_id, due, locked, cards FROM duecount ORDER BY deck_id, due, locked"
-            ).fetchall()
-            == due
+            db.execute(f"SELECT {bucket}, cards FROM duecount ORDER BY {bucket}").fetchall() == due
         )
         days = db.execute(
             "SELECT c.deck_id, r.study_day, count(*), sum(NOT r.drill),"
@@ -165,6 +163,41 @@ def test_random_grades_undos_and_edits_keep_counts_exact(
             write_deck(sample_deck, rng.choice(texts))
             add_deck(engine, sample_deck)
         assert_counts_match(path)
+    assert_counts_match(path)
+
+
+def test_suspending_burying_and_leeches_move_the_counts(
+    engine: Engine, home: Path, today: date, now: datetime
+) -> None:
+    """Schema 0005: suspended and buried cards leave Home's due and new counts (and the queue),
+    and are still counted as cards."""
+    from infracards.records import StudyPrefs
+    from infracards.store.queries import bury, deck_summaries, find_card, set_suspended
+
+    path = database_path(home)
+    grade_by_id(engine, "q01", 4, now=now - timedelta(days=1), today=today - timedelta(days=1))
+    with transaction(engine, write=True) as session:
+        pks = {c: find_card(session, card_id=c, deck_id="sample")[0].pk for c in ("q01", "q02")}
+        set_suspended(session, card_pks=[pks["q02"]], suspended=True)  # a new card
+        bury(session, card_pks=[pks["q01"]], day=today)  # due today
+    assert_counts_match(path)
+    with transaction(engine) as session:
+        [summary] = deck_summaries(session, today=today, prefs=StudyPrefs())
+    assert (summary.total, summary.new, summary.due, summary.suspended) == (4, 2, 0, 1)
+    with transaction(engine) as session:
+        [tomorrow] = deck_summaries(session, today=today + timedelta(days=1), prefs=StudyPrefs())
+    assert tomorrow.due == 1  # buried for one study day only
+    # Eight lapses make q03 a leech: flagged and suspended, by the grade's own transaction.
+    for lapse in range(8):
+        moment = now + timedelta(days=lapse)
+        grade_by_id(engine, "q03", 1, now=moment, today=today + timedelta(days=lapse))
+    assert_counts_match(path)
+    with transaction(engine) as session:
+        [summary] = deck_summaries(session, today=today, prefs=StudyPrefs())
+    assert (summary.suspended, summary.leeches, summary.new) == (2, 1, 1)
+    with transaction(engine, write=True) as session:
+        set_suspended(session, card_pks=list(pks.values()), suspended=False)
+        bury(session, card_pks=[pks["q01"]], day=None)
     assert_counts_match(path)
 
 

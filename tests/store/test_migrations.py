@@ -110,13 +110,16 @@ def test_a_database_from_each_older_revision_upgrades_with_every_review_intact(
 ) -> None:
     from datetime import timedelta
 
+    from infracards.records import RecalledPoints
     from infracards.store.db import transaction
-    from infracards.store.queries import start_session
+    from infracards.store.practice import MockAnswer, save_mock_answer, start_mock
+    from infracards.store.queries import find_card, set_suspended, start_session
     from tests.conftest import grade_by_id
 
     # Realistic data written by today's app: sessions, grades, drills, several days.
     with transaction(engine, write=True) as session:
         session_id = start_session(session, now=now, study_day=today, deck_id="sample")
+    checked = RecalledPoints(2, frozenset({1}), "0123456789abcdef")
     for offset, (card_id, quality) in enumerate(
         [("q01", 4), ("q02", 1), ("q02", 4), ("q03", 5), ("q01", 5)]
     ):
@@ -129,7 +132,23 @@ def test_a_database_from_each_older_revision_upgrades_with_every_review_intact(
             today=today + timedelta(days=offset // 3),
             duration_ms=900,
             session_id=session_id,
+            recalled=checked if card_id == "q01" else None,
         )
+    # Schema 0005 and 0006 data: a mock interview with a checked question, a suspended card.
+    with transaction(engine, write=True) as session:
+        [q04] = find_card(session, card_id="q04", deck_id="sample")
+        mock = start_mock(
+            session,
+            deck_id="sample",
+            now=now,
+            study_day=today,
+            questions=1,
+            seconds_per_question=180,
+            topic=None,
+        )
+        answer = MockAnswer(q04.pk, 1, 95, False, checked, "my notes")
+        save_mock_answer(session, mock_id=mock, answer=answer)
+        set_suspended(session, card_pks=[q04.pk], suspended=True)
     engine.dispose()
     current = database_path(home)
 
@@ -144,15 +163,23 @@ def test_a_database_from_each_older_revision_upgrades_with_every_review_intact(
         command.upgrade(config, revision)
     old_engine.dispose()
     with sqlite3.connect(old) as target, sqlite3.connect(current) as source:
-        for table in ("deck", "card", "cardstate", "session", "review", "setting"):
+        tables = ["deck", "card", "cardstate", "session", "review", "setting"]
+        tables += [t for t in ("mocksession", "mockquestion") if columns(target, t)]
+        for table in tables:
             names = [c for c in columns(target, table) if c in columns(source, table)]
             rows = source.execute(f"SELECT {', '.join(names)} FROM {table}").fetchall()
             target.executemany(
                 f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
                 rows,
             )
-        reviews_before = target.execute("SELECT * FROM review ORDER BY id").fetchall()
+        old_columns = ", ".join(columns(target, "review"))
+        reviews_before = target.execute(f"SELECT {old_columns} FROM review ORDER BY id").fetchall()
         assert len(reviews_before) == 5 and all(row[2] == session_id for row in reviews_before)
+        mock_before = (
+            target.execute("SELECT * FROM mockquestion").fetchall()
+            if "mockquestion" in tables
+            else []
+        )
 
     upgraded = open_store(old_home)  # backs up, then migrates to head
     [backup] = old_home.glob(f"infracards.db.bak-schema-{revision}-*")
@@ -160,10 +187,13 @@ def test_a_database_from_each_older_revision_upgrades_with_every_review_intact(
         assert copy.execute("SELECT * FROM review ORDER BY id").fetchall() == reviews_before
     with sqlite3.connect(old) as db:
         assert (
-            db.execute("SELECT * FROM review ORDER BY id").fetchall() == reviews_before
+            db.execute(f"SELECT {old_columns} FROM review ORDER BY id").fetchall() == reviews_before
         )  # session refs kept
         assert db.execute("SELECT version_num FROM alembic_version").fetchone() == (SCHEMA_HEAD,)
         assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+        if mock_before:  # schema 0005: mock interviews and key-point checks kept
+            assert db.execute("SELECT * FROM mockquestion").fetchall() == mock_before
+            assert db.execute("SELECT count(*) FROM review WHERE points = 2").fetchone() == (2,)
     assert_counts_match(old)  # schema 0003: copies and running counts filled in from the rows
     with upgraded.begin() as connection:
         config.attributes["connection"] = connection
@@ -200,6 +230,44 @@ def test_schema_0003_downgrades_and_upgrades_again_with_its_counts(
             assert ("duecount" in tables) == (revision == "head")
             assert db.execute("SELECT count(*) FROM review").fetchone() == (2,)
     assert_counts_match(path)
+
+
+def test_schema_0006_downgrades_and_upgrades_again_with_its_counts(
+    home: Path,
+    engine,
+    today,
+    now,  # type: ignore[no-untyped-def]
+) -> None:
+    """Suspended and buried cards' count buckets merge on the way down and split again."""
+    from infracards.store.db import transaction
+    from infracards.store.queries import bury, find_card, set_suspended
+    from tests.conftest import grade_by_id
+
+    grade_by_id(engine, "q01", 4, now=now, today=today)
+    with transaction(engine, write=True) as session:
+        [q02] = find_card(session, card_id="q02", deck_id="sample")
+        [q04] = find_card(session, card_id="q04", deck_id="sample")
+        set_suspended(session, card_pks=[q02.pk], suspended=True)
+        bury(session, card_pks=[q04.pk], day=today)
+    engine.dispose()
+    path = database_path(home)
+    config = alembic_config()
+    for revision in ("0005", "head"):
+        target = create_engine(f"sqlite:///{path}")
+        with target.begin() as connection:
+            config.attributes["connection"] = connection
+            if revision == "head":
+                command.upgrade(config, revision)
+            else:
+                command.downgrade(config, revision)
+        target.dispose()
+        with sqlite3.connect(path) as db:
+            if revision == "0005":
+                assert db.execute(
+                    "SELECT due IS NULL, locked, cards FROM duecount ORDER BY 1, 2"
+                ).fetchall() == [(0, 0, 1), (1, 0, 2), (1, 1, 1)]  # q01 · q02 and q04 · q03
+                assert "suspended" not in columns(db, "cardstate")
+    assert_counts_match(path)  # back at head, every card is plain again (the flags went)
 
 
 def test_a_damaged_database_names_the_backup_to_restore(home: Path) -> None:

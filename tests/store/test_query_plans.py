@@ -45,7 +45,7 @@ def db(engine: Engine, home: Path) -> sqlite3.Connection:
                 (
                     "cardstate",
                     "ix_cardstate_queue",
-                    "100000 100000 99000 130 1 1 1",
+                    "100000 100000 99000 99000 130 1 1 1 1",
                 ),
                 ("cardstate", None, "100000"),
                 ("card", "ix_card_retired_tags_deck_id", "100000 99000 5000 5000"),
@@ -70,7 +70,7 @@ def test_a_page_of_the_queue_is_one_index_range_in_study_order(db: sqlite3.Conne
     steps = plan(db, queries._DUE_PAGE)
     assert steps[0].startswith(
         "SEARCH s USING COVERING INDEX ix_cardstate_queue"
-        " (deck_id=? AND retired=? AND (due,position"
+        " (deck_id=? AND retired=? AND suspended=? AND (due,position"
     )
     assert not any("TEMP B-TREE" in step or step.startswith("SCAN") for step in steps), steps
     assert any("ix_review_card_reviewed_at" in step for step in steps), steps
@@ -79,7 +79,7 @@ def test_a_page_of_the_queue_is_one_index_range_in_study_order(db: sqlite3.Conne
 def test_new_cards_are_read_in_deck_order_from_the_same_index(db: sqlite3.Connection) -> None:
     assert plan(db, queries._NEW_CARDS) == [
         "SEARCH cardstate USING COVERING INDEX ix_cardstate_queue"
-        " (deck_id=? AND retired=? AND due=?)"
+        " (deck_id=? AND retired=? AND suspended=? AND due=?)"
     ]
 
 

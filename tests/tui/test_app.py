@@ -37,6 +37,16 @@ def answer_on_screen(app: InfracardsApp) -> str:
     return "\n".join(lines_text(answer.rendered)) if answer.display else ""
 
 
+def points_on_screen(app: InfracardsApp) -> list[str]:
+    """The key-point lines shown above the answer, as text ([] when hidden)."""
+    from infracards.tui.widgets.checklist import KeyPointList, PointLine
+
+    points = app.screen.query_one(KeyPointList)
+    if not points.display:
+        return []
+    return [str(line.render()).strip() for line in points.query(PointLine)]
+
+
 def text_of(rendered: RenderedLines) -> Counter[str]:
     """The characters of laid-out lines, whatever the width: no spaces, no table rules."""
     return Counter(
@@ -72,7 +82,11 @@ async def test_a_full_session_with_a_drill_and_undo(
         await pilot.press("space")
         shown = answer_on_screen(app)
         assert "All-Reduce 把每个 rank 的张量求和后分发给所有 rank" in shown
-        assert "要点" in shown and "等价于 Reduce-Scatter + All-Gather" in shown
+        assert "要点" not in shown  # the key points come first, as a checklist above it
+        assert points_on_screen(app) == [
+            "a ☐ 等价于 Reduce-Scatter + All-Gather",
+            "b ☐ 每卡发送 2(N-1)/N·S",
+        ]
         await pilot.press("5")
         card, history = state_of(engine, "q01")
         assert card.due == today + timedelta(days=1) and [e.grade for e in history] == [5]
@@ -288,7 +302,8 @@ async def test_the_grade_buttons_are_labelled_and_grade_even_when_revealed_at_on
         assert not screen.query_one(GradeBar).children  # not yet: the question is not drawn
         screen.action_reveal()
         buttons = screen.query_one(GradeBar).query(Button)
-        assert [str(b.label).split()[0] for b in buttons] == ["0", "1", "2", "3", "4", "5"]
+        # Nothing ticked yet: the key points suggest 0 (★).
+        assert [str(b.label).split()[0] for b in buttons] == ["★0", "1", "2", "3", "4", "5"]
         assert str(buttons[4].label) == "4 hesitant\n1 day"
         await pilot.pause()
         assert len(screen.query_one(GradeBar).query(Button)) == 6  # added once only

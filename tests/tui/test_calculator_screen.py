@@ -52,14 +52,14 @@ def footer_keys(app: InfracardsApp) -> set[str]:
     }
 
 
-async def test_c_opens_the_calculator_and_an_edit_updates_the_outputs(
+async def test_equals_opens_the_calculator_and_an_edit_updates_the_outputs(
     calc_app: InfracardsApp,
 ) -> None:
     async with calc_app.run_test(size=SIZE) as pilot:
         await pilot.press("r", "space")
         assert isinstance(calc_app.screen, ReviewScreen)
-        assert "c" in footer_keys(calc_app) and "n" in footer_keys(calc_app)
-        await pilot.press("c")
+        assert "equals_sign" in footer_keys(calc_app) and "n" in footer_keys(calc_app)
+        await pilot.press("equals_sign")
         await pilot.pause()
         screen = calc_app.screen
         assert isinstance(screen, CalculatorScreen)
@@ -88,7 +88,7 @@ async def test_c_opens_the_calculator_and_an_edit_updates_the_outputs(
 
 async def test_the_calculator_switches_between_the_cards_models(calc_app: InfracardsApp) -> None:
     async with calc_app.run_test(size=SIZE) as pilot:
-        await pilot.press("r", "space", "c")
+        await pilot.press("r", "space", "equals_sign")
         await pilot.pause()
         tabs = calc_app.screen.query_one(TabbedContent)
         assert tabs.active == "calc-memory"
@@ -107,7 +107,7 @@ async def test_a_locked_card_offers_its_calculator_with_the_defaults(
         screen = calc_app.screen
         assert isinstance(screen, ReviewScreen) and screen.card is not None
         assert screen.card.card_id == "q03" and screen.card.locked
-        await pilot.press("c")
+        await pilot.press("equals_sign")
         await pilot.pause()
         calc = calc_app.screen
         assert isinstance(calc, CalculatorScreen)
@@ -127,7 +127,7 @@ async def test_before_the_answer_is_revealed_the_example_stays_hidden(
     calc_app: InfracardsApp,
 ) -> None:
     async with calc_app.run_test(size=SIZE) as pilot:
-        await pilot.press("r", "c")
+        await pilot.press("r", "equals_sign")
         await pilot.pause()
         calc = calc_app.screen
         assert isinstance(calc, CalculatorScreen)
@@ -149,11 +149,11 @@ async def test_n_and_c_work_from_review_and_from_a_sealed_card_in_browse(
         await pilot.press("down", "down", "enter")  # q03, the sealed one
         await pilot.pause()
         assert isinstance(calc_app.screen, CardScreen)
-        assert {"c", "n"} <= footer_keys(calc_app)
+        assert {"equals_sign", "n"} <= footer_keys(calc_app)
         await pilot.press("n")
         await pilot.pause()
         assert isinstance(calc_app.screen, NotationScreen)
-        await pilot.press("escape", "c")  # the sealed card's calculator, from Browse
+        await pilot.press("escape", "equals_sign")  # the sealed card's calculator, from Browse
         await pilot.pause()
         assert isinstance(calc_app.screen, CalculatorScreen)
         assert [sheet.model for sheet in calc_app.screen.sheets] == ["train-time"]
@@ -164,13 +164,13 @@ async def test_keys_are_offered_only_where_they_work(app: InfracardsApp) -> None
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r", "space")
         keys = footer_keys(app)
-        assert "c" not in keys and "n" not in keys
-        await pilot.press("c", "n")
+        assert "equals_sign" not in keys and "n" not in keys
+        await pilot.press("equals_sign", "n")
         assert isinstance(app.screen, ReviewScreen)
 
 
 def test_the_calculator_panel_at_80_columns(calc_app: InfracardsApp, snap_compare: Any) -> None:
-    assert snap_compare(calc_app, press=["r", "space", "c"], terminal_size=(80, 24))
+    assert snap_compare(calc_app, press=["r", "space", "equals_sign"], terminal_size=(80, 24))
 
 
 def test_the_notation_page_at_80_columns(calc_app: InfracardsApp, snap_compare: Any) -> None:

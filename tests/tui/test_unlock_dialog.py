@@ -58,7 +58,7 @@ async def test_unlock_dialog_opens_the_answer_on_screen(
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_sealed_card(app, pilot)
         assert screen.query_one("#card-notice", Static).display
-        assert footer_actions(app) == {"unlock", "back"}
+        assert footer_actions(app) == {"unlock", "suspend", "bury", "back"}
         await pilot.press("k")
         assert isinstance(app.screen, UnlockDialog)
         app.screen.query_one(Input).value = "not-a-key!"
@@ -73,7 +73,7 @@ async def test_unlock_dialog_opens_the_answer_on_screen(
         assert app.screen is screen
         assert "SECRET-1F1B" in answer_on_screen(app)
         assert not screen.query_one("#card-notice", Static).display
-        assert footer_actions(app) == {"back"}  # nothing left to unlock here
+        assert footer_actions(app) == {"suspend", "bury", "back"}  # nothing left to unlock
     assert license_path(home).exists()
 
 

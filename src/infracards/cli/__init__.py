@@ -15,11 +15,11 @@ import sys
 from collections.abc import Sequence
 
 from infracards import __version__
-from infracards.cli import calc, decks, keys, progress, publish, study
+from infracards.cli import calc, decks, keys, practice, progress, publish, study
 from infracards.cli.common import Handler
 from infracards.errors import InfracardsError
 
-GROUPS = (study, decks, progress, keys, calc, publish)
+GROUPS = (study, practice, decks, progress, keys, calc, publish)
 """Command groups in the order `infracards --help` lists them."""
 
 
@@ -44,7 +44,7 @@ def _run(argv: Sequence[str] | None) -> int:
     except SystemExit as exit_:
         return int(exit_.code or 0)
     handler: Handler = args.handler
-    if handler not in study.OPENS_APP:
+    if handler not in (*study.OPENS_APP, *practice.OPENS_APP):
         gc.enable()  # paused by the entry point for start-up; only the app resumes it later
     try:
         return handler(args)

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
     from sqlalchemy import Engine
 
+    from infracards.tui.app import MockOptions
+
     Commands: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
     """What ``add_subparsers()`` returns: each group's ``register`` adds its commands to it."""
 
@@ -59,7 +61,9 @@ def require_terminal() -> None:
         )
 
 
-def launch_app(engine: Engine, *, start_review: str | None) -> int:
+def launch_app(
+    engine: Engine, *, start_review: str | None, start_mock: MockOptions | None = None
+) -> int:
     require_terminal()
     from infracards.services.answers import AnswerBook
     from infracards.services.study import local_now
@@ -67,6 +71,6 @@ def launch_app(engine: Engine, *, start_review: str | None) -> int:
     from infracards.tui.context import AppContext
 
     context = AppContext(engine=engine, answers=AnswerBook(), home=home(), clock=local_now)
-    app = InfracardsApp(context, start_review=start_review)
+    app = InfracardsApp(context, start_review=start_review, start_mock=start_mock)
     app.run()
     return app.return_code or 0

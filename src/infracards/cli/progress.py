@@ -60,15 +60,24 @@ def register(commands: Commands) -> None:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    from infracards.services.formatting import stats_document, stats_report
-    from infracards.services.statistics import load_stats
+    from infracards.services.answers import AnswerBook
+    from infracards.services.formatting import (
+        practice_document,
+        practice_report,
+        stats_document,
+        stats_report,
+    )
+    from infracards.services.statistics import load_practice_stats, load_stats
     from infracards.services.study import local_now
 
-    stats = load_stats(open_home(), now=local_now(), deck_id=args.deck)
+    engine = open_home()
+    stats = load_stats(engine, now=local_now(), deck_id=args.deck)
+    # Key points of sealed cards are named by index here: opening them would cost a KDF.
+    practice = load_practice_stats(engine, AnswerBook(), deck_id=args.deck)
     if args.json:
-        print_json(stats_document(stats))
+        print_json({**stats_document(stats), "practice": practice_document(practice)})
     else:
-        print(stats_report(stats))
+        print(f"{stats_report(stats)}\n\n{practice_report(practice)}")
     return 0
 
 
@@ -117,8 +126,9 @@ def run_import(args: argparse.Namespace) -> int:
 
     document = read_progress(args.path)
     report = import_progress(open_home(), document, source=str(args.path), only_deck=args.deck)
+    mocks = f" and {report.mock_sessions} mock interviews" if report.mock_sessions else ""
     print(
-        f"Imported {report.added} reviews into {', '.join(report.decks) or 'no deck'} "
+        f"Imported {report.added} reviews{mocks} into {', '.join(report.decks) or 'no deck'} "
         f"({report.already_present} already here); {report.cards_recomputed} cards rescheduled."
     )
     return 0

@@ -12,6 +12,7 @@ from infracards.records import PREF_KEYS
 
 if TYPE_CHECKING:
     from infracards.cli.common import Commands
+    from infracards.services.plan import Readiness
 
 
 def register(commands: Commands) -> None:
@@ -34,7 +35,11 @@ def register(commands: Commands) -> None:
         "config",
         help="show or change study settings",
         description="Settings: new-per-day (default 10), rollover-hour (0-23, default 4), "
-        "study-locked (yes/no, default yes: study sealed cards question-only).",
+        "study-locked (yes/no, default yes: study sealed cards question-only), "
+        "max-reviews-per-day (a number or none, default none), leech-threshold (lapses that "
+        "make a card a leech, default 8), interview-date (YYYY-MM-DD or none), plan-reviews "
+        "(reviews of each card the plan aims for before the interview, default 3), "
+        "mock-minutes (per mock-interview question, default 3).",
     )
     config.add_argument("key", nargs="?", choices=sorted(PREF_KEYS.values()), metavar="KEY")
     config.add_argument("value", nargs="?", metavar="VALUE")
@@ -56,13 +61,17 @@ def run_review(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
+    from infracards.services.formatting import readiness_line
     from infracards.services.library import deck_overview
+    from infracards.services.plan import all_readiness
     from infracards.services.study import local_now
     from infracards.services.unlock import key_status
 
     engine = open_home()
-    overview = deck_overview(engine, now=local_now())
+    now = local_now()
+    overview = deck_overview(engine, now=now)
     keys = key_status(engine, home())
+    ready = all_readiness(engine, now=now)
     if args.json:
         decks = [
             {
@@ -76,6 +85,10 @@ def run_status(args: argparse.Namespace) -> int:
                 "locked": s.locked,
                 "unlocked": keys.get(s.deck_id) == "unlocked",
                 "reviews_today": s.reviews_today,
+                "due_within_cap": s.due_today,
+                "suspended": s.suspended,
+                "leeches": s.leeches,
+                **readiness_fields(ready.get(s.deck_id)),
             }
             for s in overview.decks
         ]
@@ -89,8 +102,28 @@ def run_status(args: argparse.Namespace) -> int:
             f" · sealed {s.locked}"
             f" ({keys.get(s.deck_id, 'free')})"
             f" · reviewed today {s.reviews_today}"
+            + (f"\n  suspended {s.suspended} · leeches {s.leeches}" if s.suspended else "")
         )
+        if s.deck_id in ready:
+            print(f"  {readiness_line(ready[s.deck_id])}")
     return 0
+
+
+def readiness_fields(outlook: Readiness | None) -> dict[str, object]:
+    """`status --json`'s interview fields of one deck (null while no date is set)."""
+    if outlook is None:
+        return {
+            "interview_date": None,
+            "days_left": None,
+            "readiness": None,
+            "plan_new_per_day": None,
+        }
+    return {
+        "interview_date": outlook.interview.isoformat(),
+        "days_left": outlook.days_left,
+        "readiness": round(outlook.overall, 4),
+        "plan_new_per_day": outlook.plan.new_per_day,
+    }
 
 
 def run_show(args: argparse.Namespace) -> int:

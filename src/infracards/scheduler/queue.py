@@ -55,6 +55,14 @@ class StudyQueue:
         """The queue once the store has read ``cards``, the next of ``pending``'s cards."""
         return replace(self, pending=(*self.pending, *cards), unloaded=unloaded, bookmark=bookmark)
 
+    def without_current(self) -> StudyQueue:
+        """The queue once the current card is taken out of the session (suspended, buried)."""
+        if self.current is None:
+            raise ValueError("the session has no card left")
+        if self.pending:
+            return replace(self, pending=self.pending[1:])
+        return replace(self, drills=self.drills[1:])
+
     def after_grade(self, quality: int) -> StudyQueue:
         """The queue once the current card got ``quality``."""
         card = self.current

@@ -88,6 +88,14 @@ def review(state: SM2State, quality: int) -> SM2State:
     return SM2State(easiness=easiness, repetitions=state.repetitions + 1, interval=interval)
 
 
+def suspends_as_leech(lapses: int, threshold: int) -> bool:
+    """A card's ``lapses``-th lapse (graded below 3) makes it a leech and suspends it: at the
+    threshold, and again every half threshold after (8, 12, 16, … as Anki)."""
+    if threshold < 1 or lapses < threshold:
+        return False
+    return (lapses - threshold) % max(1, threshold // 2) == 0
+
+
 def is_drill_grade(quality: int) -> bool:
     """True when step 7 brings the card back later in today's session."""
     return quality < DRILL_UNTIL

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -10,7 +11,15 @@ from infracards.errors import InfracardsError
 from infracards.records import Answer, CardRecord, ReviewEntry
 from infracards.services.answers import AnswerBook
 from infracards.store.db import transaction
-from infracards.store.queries import card_history, card_id_spans, find_card, load_card
+from infracards.store.queries import (
+    bury,
+    card_history,
+    card_id_spans,
+    find_card,
+    flags_of,
+    load_card,
+    set_suspended,
+)
 
 
 def lookup_card(engine: Engine, *, card_id: str, deck_id: str | None = None) -> CardRecord:
@@ -44,3 +53,26 @@ def card_detail(engine: Engine, *, pk: int) -> tuple[CardRecord, list[ReviewEntr
     """A card and its whole review log, oldest first (the card screen)."""
     with transaction(engine) as session:
         return load_card(session, pk=pk), card_history(session, pk=pk)
+
+
+def set_card_suspended(
+    engine: Engine, *, card_id: str, suspended: bool, deck_id: str | None = None
+) -> CardRecord:
+    """`infracards suspend` / `unsuspend`: the card leaves (or rejoins) every queue and count;
+    its schedule and history stay as they are."""
+    card = lookup_card(engine, card_id=card_id, deck_id=deck_id)
+    with transaction(engine, write=True) as session:
+        set_suspended(session, card_pks=[card.pk], suspended=suspended)
+    return card
+
+
+def set_card_buried(engine: Engine, *, pk: int, day: date | None) -> None:
+    """Hide a card from ``day``'s queue (None: unbury it); its schedule stays."""
+    with transaction(engine, write=True) as session:
+        bury(session, card_pks=[pk], day=day)
+
+
+def card_flags(engine: Engine, *, pk: int) -> tuple[bool, bool, date | None]:
+    """(suspended, leech, buried on) of a card."""
+    with transaction(engine) as session:
+        return flags_of(session, pk=pk)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -25,6 +26,7 @@ from infracards.scheduler import SM2State, replay, study_day
 from infracards.services.library import require_deck
 from infracards.store.db import transaction
 from infracards.store.progress import (
+    add_mock,
     add_reviews,
     card_keys,
     card_log,
@@ -32,6 +34,9 @@ from infracards.store.progress import (
     deck_headers,
     is_loaded,
     logged_times,
+    mock_rows,
+    mock_starts,
+    review_ids,
     review_rows,
     store_replay,
 )
@@ -57,6 +62,9 @@ CSV_COLUMNS = (
     "interval_after",
     "due_before",
     "due_after",
+    "key_points",
+    "recalled",
+    "practice",
 )
 
 
@@ -81,8 +89,8 @@ def review_entry(row: Any) -> dict[str, Any]:
     """One review of the log as the progress document holds it (a million of these are built
     per export, so the row is unpacked once and both states are built inline)."""
     (_deck, card_id, at, day, grade, drill, duration_ms, ef, reps, interval, due) = row[:11]
-    (ef_after, reps_after, interval_after, due_after) = row[11:]
-    return {
+    (ef_after, reps_after, interval_after, due_after, points, recalled, fp, practice) = row[11:]
+    entry = {
         "card_id": card_id,
         "reviewed_at": _stored_time(at),
         "study_day": day,
@@ -97,6 +105,58 @@ def review_entry(row: Any) -> dict[str, Any]:
             "due": due_after,
         },
     }
+    if points is not None:
+        entry["key_points"] = _key_points_entry(points, recalled, fp)
+    if practice is not None:
+        entry["practice"] = practice
+    return entry
+
+
+def _key_points_entry(points: int, recalled: int | None, fingerprint: str) -> dict[str, Any]:
+    """A key-point check as exported: how many points, which were said (indexes), and the
+    fingerprint of the list; never a point's text."""
+    return {"count": points, "recalled": _said(points, recalled), "fingerprint": fingerprint}
+
+
+def _mock_entries(session: Session, deck_id: str) -> list[dict[str, Any]]:
+    """The deck's mock interviews, each with its questions (their notes are the learner's)."""
+    mocks, questions = mock_rows(session, deck_id=deck_id)
+    asked: dict[int, list[dict[str, Any]]] = {}
+    for (
+        mock,
+        card_id,
+        position,
+        seconds,
+        timed_out,
+        points,
+        recalled,
+        fp,
+        notes,
+        counted,
+    ) in questions:
+        asked.setdefault(mock, []).append(
+            {
+                "card_id": card_id,
+                "position": position,
+                "seconds_used": seconds,
+                "timed_out": bool(timed_out),
+                "key_points": _key_points_entry(points, recalled, fp) if points else None,
+                "notes": notes,
+                "counted_review_at": _stored_time(counted),
+            }
+        )
+    return [
+        {
+            "started_at": _stored_time(started),
+            "ended_at": _stored_time(ended),
+            "study_day": day,
+            "questions": planned,
+            "seconds_per_question": seconds,
+            "topic": topic,
+            "asked": asked.get(mock, []),
+        }
+        for mock, started, ended, day, planned, seconds, topic in mocks
+    ]
 
 
 def _decks(session: Session, deck_id: str | None) -> list[tuple[str, str, int]]:
@@ -165,7 +225,11 @@ def write_json(
             out.write(("," if count else "") + "\n  " + dumps(review_entry(pending)))
             count += 1
             pending = next(reviews, None)
-        out.write("]}")
+        out.write("]")
+        mocks = _mock_entries(session, deck)
+        if mocks:
+            out.write(', "mock_sessions": [' + ",".join("\n  " + dumps(m) for m in mocks) + "]")
+        out.write("}")
     out.write("\n]}\n")
 
 
@@ -195,8 +259,15 @@ def write_csv(
                 row[13],
                 row[10] or "",
                 row[14] or "",
+                "" if row[15] is None else row[15],
+                "" if row[15] is None else " ".join(map(str, _said(row[15], row[16]))),
+                row[18] or "",
             )
         )
+
+
+def _said(points: int, recalled: int | None) -> list[int]:
+    return [index for index in range(points) if (recalled or 0) >> index & 1]
 
 
 # --- import ------------------------------------------------------------------------------------
@@ -210,6 +281,8 @@ class ImportReport:
     added: int
     already_present: int
     cards_recomputed: int
+    mock_sessions: int = 0
+    """Mock interviews added (one already here, by start time, is not added again)."""
 
 
 def _fail(where: str, problem: str) -> ProgressError:
@@ -274,7 +347,7 @@ def import_document(
     state recomputed by replaying its whole log in order, so two machines' histories combine.
     With ``only_deck``, the document's other decks are not read.
     """
-    added = present = 0
+    added = present = mocks_added = 0
     touched: set[int] = set()
     decks: list[str] = []
     ids = [
@@ -320,26 +393,137 @@ def import_document(
                 continue
             existing.add((pk, moment))
             duration = _field(entry, "duration_ms", int, at)
+            drill = _field(entry, "drill", bool, at)
             new_rows.append(
                 {
                     "card": pk,
                     "reviewed_at": moment,
                     "study_day": _parse_day(_field(entry, "study_day", str, at), f"{at}.study_day"),
                     "grade": grade,
-                    "drill": _field(entry, "drill", bool, at),
+                    "drill": drill,
                     "duration_ms": max(0, duration),
+                    **_check_columns(_parse_key_points(entry.get("key_points"), at)),
+                    "practice": _parse_practice(entry.get("practice"), drill=drill, where=at),
                 }
             )
             touched.add(pk)
         if new_rows:
             add_reviews(session, new_rows)
             added += len(new_rows)
+        mocks_added += _import_mocks(session, deck, deck_id=deck_id, cards=cards, where=where)
     for pk in sorted(touched):
         replay_card(session, card_pk=pk)
     session.flush()
     return ImportReport(
-        decks=tuple(decks), added=added, already_present=present, cards_recomputed=len(touched)
+        decks=tuple(decks),
+        added=added,
+        already_present=present,
+        cards_recomputed=len(touched),
+        mock_sessions=mocks_added,
     )
+
+
+PRACTICE_KINDS = ("ahead", "cram", "final")
+_FINGERPRINT = re.compile(r"^[0-9a-f]{16}$")
+MAX_KEY_POINTS = 64
+MAX_NOTES_CHARS = 64 * 1024
+
+
+def _parse_key_points(value: Any, where: str) -> tuple[int, int, str] | None:
+    """An exported key-point check as (count, bit mask, fingerprint); None when absent."""
+    if value is None:
+        return None
+    where = f"{where}.key_points"
+    count = _field(value, "count", int, where)
+    if not 1 <= count <= MAX_KEY_POINTS:
+        raise _fail(f"{where}.count", f"{count} is not a number of key points (1-64)")
+    said = _field(value, "recalled", list, where)
+    if any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < count for i in said):
+        raise _fail(f"{where}.recalled", f"indexes must be whole numbers from 0 to {count - 1}")
+    fingerprint = _field(value, "fingerprint", str, where)
+    if not _FINGERPRINT.match(fingerprint):
+        raise _fail(f"{where}.fingerprint", "expected 16 lowercase hex digits")
+    return count, sum(1 << index for index in set(said)), fingerprint
+
+
+def _check_columns(check: tuple[int, int, str] | None) -> dict[str, Any]:
+    points, recalled, fingerprint = check or (None, None, None)
+    return {"points": points, "recalled": recalled, "points_fp": fingerprint}
+
+
+def _parse_practice(value: Any, *, drill: bool, where: str) -> str | None:
+    if value is None:
+        return None
+    if value not in PRACTICE_KINDS:
+        raise _fail(f"{where}.practice", f"expected one of {', '.join(PRACTICE_KINDS)}")
+    if not drill:
+        raise _fail(f"{where}.drill", "a practice review is logged as a drill (true)")
+    return str(value)
+
+
+def _import_mocks(
+    session: Session, deck: dict[str, Any], *, deck_id: str, cards: dict[str, int], where: str
+) -> int:
+    """Add the document's mock interviews this home does not have (matched by start time)."""
+    mocks = deck.get("mock_sessions", [])
+    if not isinstance(mocks, list):
+        raise _fail(f"{where}.mock_sessions", "expected a list")
+    known = mock_starts(session, deck_id=deck_id)
+    added = 0
+    for m_index, mock in enumerate(mocks):
+        at = f"{where}.mock_sessions[{m_index}]"
+        started = _parse_time(_field(mock, "started_at", str, at), f"{at}.started_at")
+        if started in known:
+            continue
+        ended = mock.get("ended_at")
+        topic = mock.get("topic")
+        if topic is not None and not isinstance(topic, str):
+            raise _fail(f"{at}.topic", "expected a string or null")
+        row = {
+            "deck_id": deck_id,
+            "started_at": started,
+            "ended_at": _parse_time(ended, f"{at}.ended_at") if isinstance(ended, str) else None,
+            "study_day": _parse_day(_field(mock, "study_day", str, at), f"{at}.study_day"),
+            "questions": _field(mock, "questions", int, at),
+            "seconds_per_question": _field(mock, "seconds_per_question", int, at),
+            "topic": topic,
+        }
+        questions = [
+            _mock_question(
+                session, question, cards=cards, deck_id=deck_id, where=f"{at}.asked[{n}]"
+            )
+            for n, question in enumerate(_field(mock, "asked", list, at))
+        ]
+        add_mock(session, mock=row, questions=questions)
+        known.add(started)
+        added += 1
+    return added
+
+
+def _mock_question(
+    session: Session, question: Any, *, cards: dict[str, int], deck_id: str, where: str
+) -> dict[str, Any]:
+    card_id = _field(question, "card_id", str, where)
+    if card_id not in cards:
+        raise _fail(where, f"no card {card_id!r} in deck {deck_id}")
+    notes = _field(question, "notes", str, where)
+    if len(notes) > MAX_NOTES_CHARS:
+        raise _fail(f"{where}.notes", f"longer than {MAX_NOTES_CHARS} characters")
+    counted = question.get("counted_review_at")
+    review = None
+    if counted is not None:
+        moment = _parse_time(_field(question, "counted_review_at", str, where), where)
+        review = review_ids(session, card_pk=cards[card_id]).get(moment)
+    check = _parse_key_points(question.get("key_points"), where)
+    return {
+        "card": cards[card_id],
+        "position": _field(question, "position", int, where),
+        "seconds_used": max(0, _field(question, "seconds_used", int, where)),
+        "timed_out": _field(question, "timed_out", bool, where),
+        "notes": notes,
+        "review": review,
+        **_check_columns(check),
+    }
 
 
 def replay_card(session: Session, *, card_pk: int) -> SM2State:

@@ -7,15 +7,26 @@ from datetime import date, datetime
 from sqlalchemy import Engine
 
 from infracards.errors import InfracardsError
-from infracards.records import PREF_KEYS, StudyPrefs
+from infracards.records import EXTRA_NEW_KEY, NO_LIMIT, PREF_KEYS, StudyPrefs
 from infracards.scheduler import study_day
 from infracards.store.db import transaction
 from infracards.store.queries import load_prefs, load_setting, save_setting
 
 SETTING_NAMES = tuple(sorted(PREF_KEYS.values()))
 """What `infracards config KEY` accepts."""
-_WHOLE_NUMBER_LIMITS = {"new-per-day": (0, 9999), "rollover-hour": (0, 23)}
+_WHOLE_NUMBER_LIMITS = {
+    "new-per-day": (0, 9999),
+    "rollover-hour": (0, 23),
+    "max-reviews-per-day": (0, 99999),
+    "leech-threshold": (1, 99),
+    "plan-reviews": (1, 10),
+    "mock-minutes": (1, 60),
+}
+_OR_NONE = {"max-reviews-per-day", "interview-date"}
+"""Settings that `none` switches off."""
 THEME_SETTING = "theme"
+MORE_NEW_CARDS = 10
+"""How many more new cards "more new cards today" adds each time it is chosen."""
 
 
 def study_prefs(engine: Engine) -> StudyPrefs:
@@ -30,13 +41,23 @@ def study_day_at(engine: Engine, *, now: datetime) -> date:
 
 def validate_setting(key: str, value: str) -> str:
     """The value as stored, or an error saying what the setting takes."""
+    if key in _OR_NONE and value.lower() == NO_LIMIT:
+        return NO_LIMIT
     if key == "study-locked":
         if value.lower() not in {"yes", "no"}:
             raise InfracardsError("study-locked must be yes or no")
         return value.lower()
+    if key == "interview-date":
+        try:
+            return date.fromisoformat(value).isoformat()
+        except ValueError:
+            raise InfracardsError(
+                "interview-date must be a date as YYYY-MM-DD (e.g. 2026-12-20), or none"
+            ) from None
     low, high = _WHOLE_NUMBER_LIMITS[key]
     if not value.isdigit() or not low <= int(value) <= high:
-        raise InfracardsError(f"{key} must be a whole number from {low} to {high}")
+        extra = ", or none" if key in _OR_NONE else ""
+        raise InfracardsError(f"{key} must be a whole number from {low} to {high}{extra}")
     return str(int(value))
 
 
@@ -49,11 +70,30 @@ def change_setting(engine: Engine, *, key: str, value: str) -> None:
 def current_settings(engine: Engine) -> dict[str, str]:
     """Every study setting as `infracards config` prints it."""
     prefs = study_prefs(engine)
+    cap = prefs.max_reviews_per_day
     return {
         "new-per-day": str(prefs.new_per_day),
         "rollover-hour": str(prefs.rollover_hour),
         "study-locked": "yes" if prefs.study_locked else "no",
+        "max-reviews-per-day": NO_LIMIT if cap is None else str(cap),
+        "leech-threshold": str(prefs.leech_threshold),
+        "interview-date": prefs.interview_date.isoformat() if prefs.interview_date else NO_LIMIT,
+        "plan-reviews": str(prefs.plan_reviews),
+        "mock-minutes": str(prefs.mock_minutes),
     }
+
+
+def add_new_cards_today(engine: Engine, *, now: datetime, count: int = MORE_NEW_CARDS) -> int:
+    """ "More new cards today": raise today's new-card limit by ``count`` (for this study day
+    only; tomorrow ``new-per-day`` applies again). Returns today's limit."""
+    with transaction(engine, write=True) as session:
+        prefs = load_prefs(session)
+        today = study_day(now, rollover_hour=prefs.rollover_hour)
+        extra = (
+            prefs.extra_new[1] if prefs.extra_new and prefs.extra_new[0] == today else 0
+        ) + count
+        save_setting(session, key=EXTRA_NEW_KEY, value=f"{today.isoformat()} {extra}")
+        return prefs.new_per_day + extra
 
 
 def saved_theme(engine: Engine) -> str | None:

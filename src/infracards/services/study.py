@@ -7,11 +7,19 @@ from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy import Engine
 
-from infracards.records import CardRecord
+from infracards.records import CardRecord, RecalledPoints
 from infracards.scheduler import SM2State, review
+from infracards.scheduler.sm2 import PASSING_GRADE, suspends_as_leech
 from infracards.store.db import transaction, write_connection
-from infracards.store.grading import load_state, log_review, replace_state, write_state
-from infracards.store.queries import load_card, undo_review
+from infracards.store.grading import (
+    count_lapses,
+    load_state,
+    log_review,
+    replace_state,
+    suspend_leech,
+    write_state,
+)
+from infracards.store.queries import load_card, set_leech, set_suspended, undo_review
 
 CHECKPOINT_EVERY = 20
 """Grades between two write-ahead log checkpoints taken off the grading path (~260 log pages)."""
@@ -27,6 +35,11 @@ class Graded:
     drill: bool
     after: SM2State
     due: date | None
+    leech: bool = False
+    """This grade was the lapse that made the card a leech: it is flagged and suspended now."""
+    was_leech: bool = False
+    """It had been flagged a leech before (undo leaves that flag)."""
+    practice: str | None = None
 
 
 def local_now() -> datetime:
@@ -48,15 +61,21 @@ def grade_card(
     today: date,
     duration_ms: int,
     session_id: int | None,
+    recalled: RecalledPoints | None = None,
+    practice: str | None = None,
+    leech_threshold: int = 8,
 ) -> Graded:
     """Commit one grade (state and log in one transaction) before anything else is shown.
 
     SM-2 continues from the state the card was shown with, which is stored only if the card
     still has it under the write lock. Another infracards process may have graded the card
-    since it was shown; then SM-2 continues from that latest state instead. A drill records
-    the state as it is and leaves it alone.
+    since it was shown; then SM-2 continues from that latest state instead. A drill, and
+    extra ``practice`` (study ahead, cram, final pass: logged as a drill), records the state as
+    it is and leaves it alone. A lapse that reaches ``leech_threshold`` suspends the card.
     """
     reviewed_at = now.astimezone(UTC)
+    drill = drill or practice is not None
+    leech = was_leech = False
     with write_connection(engine) as connection:
         before, due_before = card.state, card.due
         if drill:
@@ -91,9 +110,24 @@ def grade_card(
             study_day=today,
             duration_ms=duration_ms,
             session_id=session_id,
+            recalled=recalled,
+            practice=practice,
         )
+        # Only a lapse reads the lapse count (one indexed count, not on the passing grades).
+        if not drill and quality < PASSING_GRADE:
+            leech = suspends_as_leech(count_lapses(connection, pk=card.pk), leech_threshold)
+            if leech:
+                was_leech = suspend_leech(connection, pk=card.pk)
     return Graded(
-        review_id=review_id, card_pk=card.pk, quality=quality, drill=drill, after=after, due=due
+        review_id=review_id,
+        card_pk=card.pk,
+        quality=quality,
+        drill=drill,
+        after=after,
+        due=due,
+        leech=leech,
+        was_leech=was_leech,
+        practice=practice,
     )
 
 
@@ -103,7 +137,11 @@ def _scheduled(state: SM2State, quality: int, today: date) -> tuple[SM2State, da
 
 
 def undo_grade(engine: Engine, *, graded: Graded) -> CardRecord:
-    """Remove a grade from the log and restore the card's state exactly as it was."""
+    """Remove a grade from the log and restore the card's state exactly as it was (a card the
+    grade suspended as a leech is unsuspended, and unflagged unless it was a leech before)."""
     with transaction(engine, write=True) as session:
         undo_review(session, review_id=graded.review_id)
+        if graded.leech:
+            set_suspended(session, card_pks=[graded.card_pk], suspended=False)
+            set_leech(session, card_pks=[graded.card_pk], leech=graded.was_leech)
         return load_card(session, pk=graded.card_pk)

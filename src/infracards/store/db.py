@@ -16,7 +16,7 @@ from sqlmodel import Session
 from infracards.errors import StoreError
 from infracards.paths import database_path, migrations_dir
 
-SCHEMA_HEAD = "0004"
+SCHEMA_HEAD = "0006"
 """The newest Alembic revision this app knows (a test keeps it equal to the scripts' head)."""
 BUSY_TIMEOUT_MS = 5000
 PAGE_SIZE = 8192

@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import Column, Table
 from sqlalchemy.dialects import sqlite
 
+from infracards.records import RecalledPoints
 from infracards.scheduler import SM2State
 from infracards.store.models import CardState, Review
 
@@ -68,8 +69,15 @@ REVIEW_COLUMNS = (
     "repetitions_after",
     "interval_after",
     "due_after",
+    "points",
+    "recalled",
+    "points_fp",
+    "practice",
 )
 """The order ``log_review`` binds a row in (a test keeps it equal to the table's columns)."""
+_LAPSES = "SELECT count(*) FROM review WHERE card = ? AND drill = 0 AND grade < 3"
+_LEECH = "SELECT leech FROM cardstate WHERE card = ?"
+_FLAG_LEECH = "UPDATE cardstate SET leech = 1, suspended = 1 WHERE card = ?"
 _INSERT_REVIEW = "INSERT INTO review ({}) VALUES ({})".format(
     ", ".join(REVIEW_COLUMNS), ", ".join("?" * len(REVIEW_COLUMNS))
 )
@@ -153,8 +161,11 @@ def log_review(
     study_day: date,
     duration_ms: int,
     session_id: int | None,
+    recalled: RecalledPoints | None = None,
+    practice: str | None = None,
 ) -> int:
-    """Append a grade, with the state before and after it, to the log; returns its id."""
+    """Append a grade, with the state before and after it (and the key points said, by index,
+    when the learner checked them), to the log; returns its id."""
     row = (
         card_pk,
         session_id,
@@ -171,7 +182,23 @@ def log_review(
         after.repetitions,
         after.interval,
         _DATE_TO_DB(due_after),
+        recalled.points if recalled else None,
+        recalled.mask if recalled else None,
+        recalled.fingerprint if recalled else None,
+        practice,
     )
     review_id = connection.execute(_INSERT_REVIEW, row).lastrowid
     assert review_id is not None
     return review_id
+
+
+def count_lapses(connection: sqlite3.Connection, *, pk: int) -> int:
+    """Graded reviews below 3 (drills and practice aside): read only on a lapse."""
+    return int(connection.execute(_LAPSES, (pk,)).fetchone()[0])
+
+
+def suspend_leech(connection: sqlite3.Connection, *, pk: int) -> bool:
+    """Flag a card as a leech and suspend it; returns whether it was a leech already."""
+    was_leech = bool(connection.execute(_LEECH, (pk,)).fetchone()[0])
+    connection.execute(_FLAG_LEECH, (pk,))
+    return was_leech

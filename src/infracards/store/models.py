@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import Index, UniqueConstraint
+from sqlalchemy import Index, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 # Batch migrations on SQLite recreate tables and need every constraint to have a stable name.
@@ -92,7 +92,18 @@ class CardState(SQLModel, table=True):
     __table_args__ = (
         # Study order (due day, position, then the key, which is unique); locked makes the
         # index covering for the "answered cards only" setting.
-        Index("ix_cardstate_queue", "deck_id", "retired", "due", "position", "card", "locked"),
+        # Schema 0006: suspended leads the range and buried_on keeps it covering.
+        Index(
+            "ix_cardstate_queue",
+            "deck_id",
+            "retired",
+            "suspended",
+            "due",
+            "position",
+            "card",
+            "locked",
+            "buried_on",
+        ),
     )
 
     card: int = Field(primary_key=True, foreign_key="card.id", ondelete="CASCADE")
@@ -109,6 +120,12 @@ class CardState(SQLModel, table=True):
     """``card.retired`` (copied by a trigger)."""
     locked: bool = False
     """``card.answer IS NULL`` (copied by a trigger)."""
+    suspended: bool = False
+    """Schema 0006: out of every queue and count until unsuspended (by hand, or as a leech)."""
+    leech: bool = False
+    """Lapsed ``leech-threshold`` times (grades below 3): flagged, and suspended when it was."""
+    buried_on: date | None = None
+    """The study day the card was buried on: hidden from that day's queue only."""
 
 
 class StudySession(SQLModel, table=True):
@@ -134,6 +151,9 @@ class Review(SQLModel, table=True):
     __table_args__ = (
         Index("ix_review_card_reviewed_at", "card", "reviewed_at"),
         Index("ix_review_study_day", "study_day"),
+        # Schema 0005: the few reviews with a key-point check, read by statistics and the mock
+        # draw without scanning a million reviews.
+        Index("ix_review_checked", "card", sqlite_where=text("points IS NOT NULL")),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -153,6 +173,60 @@ class Review(SQLModel, table=True):
     repetitions_after: int
     interval_after: int
     due_after: date | None = None
+    points: int | None = None
+    """Schema 0005: how many key points the self-check listed (None: no check recorded)."""
+    recalled: int | None = None
+    """Which of them the learner said, as a bit mask by index (bit i: point i); never text."""
+    points_fp: str | None = None
+    """Fingerprint of the key-point list checked against (``services.keypoints``), so a deck
+    update that changes the points is recognised."""
+    practice: str | None = None
+    """Schema 0006: extra practice outside the schedule (``ahead``, ``cram``, ``final``); such a
+    review is logged as a drill, so the SM-2 state stays exactly as it was."""
+
+
+class MockSession(SQLModel, table=True):
+    """One mock interview (schema 0005): questions asked against a clock, self-checked."""
+
+    model_config = {"defer_build": True}
+
+    id: int | None = Field(default=None, primary_key=True)
+    deck_id: str = Field(foreign_key="deck.id", ondelete="CASCADE")
+    started_at: datetime
+    ended_at: datetime | None = None
+    study_day: date
+    questions: int
+    """Questions planned (fewer are asked when the learner stops early)."""
+    seconds_per_question: int
+    topic: str | None = None
+    """The topic the draw was limited to, if any."""
+
+
+class MockQuestion(SQLModel, table=True):
+    """One question of a mock interview: time used, the key points covered, the learner's notes."""
+
+    model_config = {"defer_build": True}
+
+    __table_args__ = (
+        UniqueConstraint("mock", "position"),
+        Index("ix_mockquestion_card", "card"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    mock: int = Field(foreign_key="mocksession.id", ondelete="CASCADE")
+    card: int = Field(foreign_key="card.id", ondelete="CASCADE")
+    position: int
+    seconds_used: int
+    timed_out: bool = False
+    points: int | None = None
+    """Key points on the checklist; None for a sealed card asked question-only."""
+    recalled: int | None = None
+    """Bit mask of the points covered (bit i: point i)."""
+    points_fp: str | None = None
+    notes: str = ""
+    """What the learner typed while answering: their own text, kept with the session."""
+    review: int | None = Field(default=None, foreign_key="review.id", ondelete="SET NULL")
+    """The graded review this question was counted as, if the learner chose to count it."""
 
 
 class DueCount(SQLModel, table=True):
@@ -169,6 +243,10 @@ class DueCount(SQLModel, table=True):
     due: date | None = None
     locked: bool
     cards: int
+    suspended: bool = False
+    """Schema 0006: Home's due and new counts leave suspended and buried cards out."""
+    leech: bool = False
+    buried_on: date | None = None
 
 
 class DayCount(SQLModel, table=True):

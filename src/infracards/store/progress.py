@@ -14,7 +14,7 @@ from sqlmodel import Session, col, select
 from infracards.scheduler import Replayed, SM2State
 from infracards.store.db import session_connection
 from infracards.store.grading import to_centi
-from infracards.store.models import Card, Deck, Review
+from infracards.store.models import Card, Deck, MockQuestion, MockSession, Review
 from infracards.store.queries import set_card_state
 
 # Exports read plain SQL rows: values stay the strings and integers SQLite holds, skipping
@@ -22,7 +22,8 @@ from infracards.store.queries import set_card_state
 _REVIEWS_SQL = """
 SELECT c.deck_id, c.card_id, r.reviewed_at, r.study_day, r.grade, r.drill, r.duration_ms,
        r.easiness_centi_before, r.repetitions_before, r.interval_before, r.due_before,
-       r.easiness_centi_after, r.repetitions_after, r.interval_after, r.due_after
+       r.easiness_centi_after, r.repetitions_after, r.interval_after, r.due_after,
+       r.points, r.recalled, r.points_fp, r.practice
 FROM review r JOIN card c ON c.id = r.card
 WHERE (:deck IS NULL OR c.deck_id = :deck) AND (:since IS NULL OR r.study_day >= :since)
 ORDER BY c.deck_id, r.reviewed_at, r.id
@@ -45,6 +46,49 @@ def review_rows(session: Session, *, deck_id: str | None, since: date | None) ->
 def card_rows(session: Session, *, deck_id: str) -> Iterator[Any]:
     """Each card of a deck with its state, in deck order."""
     yield from session.connection().exec_driver_sql(_CARDS_SQL, {"deck": deck_id})
+
+
+_MOCKS_SQL = """
+SELECT m.id, m.started_at, m.ended_at, m.study_day, m.questions, m.seconds_per_question, m.topic
+FROM mocksession m WHERE m.deck_id = :deck ORDER BY m.started_at, m.id
+"""
+_MOCK_QUESTIONS_SQL = """
+SELECT q.mock, c.card_id, q.position, q.seconds_used, q.timed_out, q.points, q.recalled,
+       q.points_fp, q.notes, r.reviewed_at
+FROM mockquestion q JOIN mocksession m ON m.id = q.mock JOIN card c ON c.id = q.card
+LEFT JOIN review r ON r.id = q.review
+WHERE m.deck_id = :deck ORDER BY q.mock, q.position
+"""
+
+
+def mock_rows(session: Session, *, deck_id: str) -> tuple[list[Any], list[Any]]:
+    """A deck's mock interviews and their questions, as SQLite holds them (few rows)."""
+    connection = session.connection()
+    params = {"deck": deck_id}
+    return (
+        list(connection.exec_driver_sql(_MOCKS_SQL, params)),
+        list(connection.exec_driver_sql(_MOCK_QUESTIONS_SQL, params)),
+    )
+
+
+def mock_starts(session: Session, *, deck_id: str) -> set[datetime]:
+    """When each of a deck's mock interviews started: how an import recognises one it has."""
+    query = select(MockSession.started_at).where(MockSession.deck_id == deck_id)
+    return set(session.exec(query))
+
+
+def add_mock(session: Session, *, mock: dict[str, Any], questions: list[dict[str, Any]]) -> None:
+    """Insert an imported mock interview and its questions."""
+    inserted = session.connection().execute(insert(MockSession).values(mock)).inserted_primary_key
+    assert inserted is not None
+    if questions:
+        session.execute(insert(MockQuestion), [{**q, "mock": inserted[0]} for q in questions])
+
+
+def review_ids(session: Session, *, card_pk: int) -> dict[datetime, int]:
+    """Review time → id for one card (to link a counted mock question to its review)."""
+    query = select(Review.reviewed_at, Review.id).where(Review.card == card_pk)
+    return {moment: review_id for moment, review_id in session.exec(query) if review_id}
 
 
 def deck_headers(session: Session, *, deck_id: str | None) -> list[tuple[str, str, int]]:
@@ -115,6 +159,7 @@ def store_replay(
             )
         )
         state, due = step.after, step.due_after
-    last = log[-1].reviewed_at if log else None
+    # As grading does: a drill or a practice review leaves the state, its time included, alone.
+    last = next((row.reviewed_at for row in reversed(log) if not row.drill), None)
     set_card_state(session, card_pk=card_pk, state=state, due=due, last_review_at=last)
     return state

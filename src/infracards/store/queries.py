@@ -13,7 +13,6 @@ from sqlalchemy import Table, bindparam, exists, func, insert, text, update
 from sqlmodel import Session, col, select
 
 from infracards.records import (
-    PREF_KEYS,
     BrowseRow,
     CardRecord,
     DeckSummary,
@@ -194,20 +193,26 @@ def last_studied_deck(session: Session) -> str | None:
 # their states and today's reviews joined to their cards.
 _DECK_COUNTS = text(
     """
-SELECT deck_id, sum(cards), coalesce(sum(cards) FILTER (WHERE due IS NULL), 0),
-       coalesce(sum(cards) FILTER (WHERE due IS NULL AND (:locked_too OR NOT locked)), 0),
-       coalesce(sum(cards) FILTER (WHERE due <= :today), 0),
-       coalesce(sum(cards) FILTER (WHERE locked), 0)
+SELECT deck_id, sum(cards),
+       coalesce(sum(cards) FILTER (WHERE due IS NULL AND {studyable}), 0),
+       coalesce(sum(cards) FILTER (WHERE due IS NULL AND {studyable}
+                                   AND (:locked_too OR NOT locked)), 0),
+       coalesce(sum(cards) FILTER (WHERE due <= :today AND {studyable}), 0),
+       coalesce(sum(cards) FILTER (WHERE locked), 0),
+       coalesce(sum(cards) FILTER (WHERE suspended), 0),
+       coalesce(sum(cards) FILTER (WHERE leech), 0)
 FROM duecount GROUP BY deck_id
-"""
+""".format(studyable="NOT suspended AND buried_on IS NOT :today")
 )
 _REVIEWED_ON = text("SELECT deck_id, reviews FROM daycount WHERE study_day = :today")
 # Cards first studied today, per deck: a card's first review is the one logged with no due
 # date before it (only one per card), drills aside; build_queue counts the same from the log.
 _INTRODUCED_ON = text(
     """
-SELECT s.deck_id, count(*) FROM review AS r JOIN cardstate AS s ON s.card = r.card
-WHERE r.study_day = :today AND NOT r.drill AND r.due_before IS NULL GROUP BY s.deck_id
+SELECT s.deck_id, count(*) FILTER (WHERE r.due_before IS NULL),
+       count(*) FILTER (WHERE r.due_before IS NOT NULL)
+FROM review AS r JOIN cardstate AS s ON s.card = r.card
+WHERE r.study_day = :today AND NOT r.drill GROUP BY s.deck_id
 """
 )
 _DECK_ROWS = text("SELECT id, title, version, lock_header IS NOT NULL FROM deck ORDER BY id")
@@ -220,15 +225,17 @@ def deck_summaries(session: Session, *, today: date, prefs: StudyPrefs) -> list[
     params = {"today": today.isoformat(), "locked_too": prefs.study_locked}
     by_deck = {deck_id: counts for deck_id, *counts in connection.execute(_DECK_COUNTS, params)}
     reviewed = {deck: count for deck, count in connection.execute(_REVIEWED_ON, params)}
-    introduced = (
-        {deck: count for deck, count in connection.execute(_INTRODUCED_ON, params)}
+    done = (
+        {deck: (new, due) for deck, new, due in connection.execute(_INTRODUCED_ON, params)}
         if reviewed
         else {}
     )
     summaries = []
     for deck_id, title, version, sealed in connection.execute(_DECK_ROWS):
-        total, new, studyable_new, due, locked = by_deck.get(deck_id, (0, 0, 0, 0, 0))
-        room = max(0, prefs.new_per_day - introduced.get(deck_id, 0))
+        total, new, studyable_new, due, locked, suspended, leeches = by_deck.get(deck_id, (0,) * 7)
+        introduced, reviewed_due = done.get(deck_id, (0, 0))
+        room = max(0, prefs.new_limit(today) - introduced)
+        cap = prefs.max_reviews_per_day
         summaries.append(
             DeckSummary(
                 deck_id=deck_id,
@@ -241,6 +248,9 @@ def deck_summaries(session: Session, *, today: date, prefs: StudyPrefs) -> list[
                 locked=locked,
                 reviews_today=reviewed.get(deck_id, 0),
                 sealed=bool(sealed),
+                due_today=due if cap is None else min(due, max(0, cap - reviewed_due)),
+                suspended=suspended,
+                leeches=leeches,
             )
         )
     return summaries
@@ -322,6 +332,10 @@ _BROWSE = (
         _CARD_STATE.c.due,
         select(func.count()).where(_REVIEW.c.card == _CARD.c.id).scalar_subquery(),
         _CARD.c.answer.is_(None),
+        _CARD_STATE.c.repetitions,
+        _CARD_STATE.c.suspended,
+        _CARD_STATE.c.leech,
+        _CARD_STATE.c.buried_on,
     )
     .join_from(_CARD, _CARD_STATE, _CARD_STATE.c.card == _CARD.c.id)
     .order_by(_CARD.c.deck_id, _CARD.c.position)
@@ -349,10 +363,27 @@ def browse_rows(
             due=due,
             reviews=reviews,
             locked=bool(locked),
+            repetitions=repetitions,
+            suspended=bool(suspended),
+            leech=bool(leech),
+            buried_on=buried_on,
         )
-        for pk, deck, card_id, prompt, tags, easiness_centi, interval, due, reviews, locked in (
-            session.connection().execute(query)
-        )
+        for (
+            pk,
+            deck,
+            card_id,
+            prompt,
+            tags,
+            easiness_centi,
+            interval,
+            due,
+            reviews,
+            locked,
+            repetitions,
+            suspended,
+            leech,
+            buried_on,
+        ) in session.connection().execute(query)
     ]
 
 
@@ -405,7 +436,8 @@ QUEUE_PAGE = 100
 _DUE_PAGE = text(
     """
 SELECT s.card, s.due, s.position FROM cardstate s
-WHERE s.deck_id = :deck AND s.retired = 0 AND s.due <= :today AND (:locked_too OR NOT s.locked)
+WHERE s.deck_id = :deck AND s.retired = 0 AND s.suspended = 0 AND s.due <= :today
+  AND (:locked_too OR NOT s.locked) AND s.buried_on IS NOT :today
   AND (s.due, s.position, s.card) > (:after_due, :after_position, :after_card)
   AND NOT EXISTS (SELECT 1 FROM review r WHERE r.card = s.card AND r.id > :log_mark)
 ORDER BY s.due, s.position, s.card LIMIT :limit
@@ -414,11 +446,13 @@ ORDER BY s.due, s.position, s.card LIMIT :limit
 _DUE_COUNT = text(
     "SELECT coalesce(sum(cards), 0) FROM duecount"
     " WHERE deck_id = :deck AND due <= :today AND (:locked_too OR NOT locked)"
+    " AND NOT suspended AND buried_on IS NOT :today"
 )
 _NEW_CARDS = text(
     """
 SELECT card FROM cardstate
-WHERE deck_id = :deck AND retired = 0 AND due IS NULL AND (:locked_too OR NOT locked)
+WHERE deck_id = :deck AND retired = 0 AND suspended = 0 AND due IS NULL
+  AND (:locked_too OR NOT locked) AND buried_on IS NOT :today
 ORDER BY position LIMIT :limit
 """
 )
@@ -430,7 +464,7 @@ _TODAYS_LOG = text(
     """
 SELECT r.card, r.grade, r.drill, r.due_before IS NULL FROM review r
 JOIN cardstate s ON s.card = r.card
-WHERE r.study_day = :today AND s.deck_id = :deck
+WHERE r.study_day = :today AND s.deck_id = :deck AND r.practice IS NULL
 ORDER BY r.reviewed_at, r.id
 """
 )
@@ -438,13 +472,18 @@ ORDER BY r.reviewed_at, r.id
 # finds the deck's reviews (half of the ~4 ms for 4,000 reviews) can go.
 _TODAYS_LOG_ONE_DECK = text(
     "SELECT card, grade, drill, due_before IS NULL FROM review WHERE study_day = :today"
-    " ORDER BY reviewed_at, id"
+    " AND practice IS NULL ORDER BY reviewed_at, id"
 )
 # CROSS JOIN keeps SQLite from scanning every due card to test it against the list.
 _DUE_AMONG = text(
     "SELECT s.card FROM json_each(:cards) AS j CROSS JOIN cardstate AS s ON s.card = j.value"
     " WHERE s.deck_id = :deck AND s.retired = 0 AND s.due <= :today"
-    " AND (:locked_too OR NOT s.locked)"
+    " AND (:locked_too OR NOT s.locked) AND s.suspended = 0 AND s.buried_on IS NOT :today"
+)
+# Drills of cards suspended or buried since they were graded today are not shown again.
+_HIDDEN_AMONG = text(
+    "SELECT s.card FROM json_each(:cards) AS j CROSS JOIN cardstate AS s ON s.card = j.value"
+    " WHERE s.suspended OR s.buried_on IS :today"
 )
 _LOG_MARK = text("SELECT coalesce(max(id), 0) FROM review")
 
@@ -476,6 +515,7 @@ def build_queue(session: Session, *, deck_id: str, today: date, prefs: StudyPref
 
     last_grade: dict[int, int] = {}
     introduced: set[int] = set()
+    reviewed_due = 0
     day_total, deck_today = connection.execute(_TODAYS_REVIEWS, params).one()
     log = _TODAYS_LOG_ONE_DECK if deck_today == day_total else _TODAYS_LOG
     for card, grade, drill, first_time in (
@@ -484,16 +524,20 @@ def build_queue(session: Session, *, deck_id: str, today: date, prefs: StudyPref
         last_grade[card] = grade
         if not drill and first_time:
             introduced.add(card)
-    room = max(0, prefs.new_per_day - len(introduced))
+        reviewed_due += not drill and not first_time
+    room = max(0, prefs.new_limit(today) - len(introduced))
     new = tuple(connection.execute(_NEW_CARDS, {**params, "limit": room}).scalars()) if room else ()
     drills = [card for card, grade in last_grade.items() if grade < DRILL_UNTIL]
     if drills:  # a drill that is due again or new (a clock moved back, say) is studied first
         among = {**params, "cards": json.dumps(drills)}
         queued = {*connection.execute(_DUE_AMONG, among).scalars(), *new}
+        queued |= set(connection.execute(_HIDDEN_AMONG, among).scalars())
         drills = [card for card in drills if card not in queued]
 
     mark = connection.execute(_LOG_MARK).scalar_one()
     due_total = connection.execute(_DUE_COUNT, params).scalar_one()
+    if prefs.max_reviews_per_day is not None:  # the daily cap counts today's due reviews
+        due_total = min(due_total, max(0, prefs.max_reviews_per_day - reviewed_due))
     bookmark = _QueueBookmark(
         deck_id=deck_id,
         today=today,
@@ -585,6 +629,40 @@ def undo_review(session: Session, *, review_id: int) -> int:
     return card_pk
 
 
+_SET_FLAGS = (
+    "UPDATE cardstate SET {values} FROM json_each(:cards) AS j WHERE cardstate.card = j.value"
+)
+
+
+def _set_flags(session: Session, card_pks: list[int], values: dict[str, object]) -> int:
+    sql = _SET_FLAGS.format(values=", ".join(f"{column} = :{column}" for column in values))
+    params = {**values, "cards": json.dumps(card_pks)}
+    return session.connection().execute(text(sql), params).rowcount
+
+
+def set_suspended(session: Session, *, card_pks: list[int], suspended: bool) -> int:
+    """Suspend (out of every queue and count) or unsuspend cards; returns how many matched."""
+    return _set_flags(session, card_pks, {"suspended": int(suspended)})
+
+
+def set_leech(session: Session, *, card_pks: list[int], leech: bool) -> int:
+    return _set_flags(session, card_pks, {"leech": int(leech)})
+
+
+def bury(session: Session, *, card_pks: list[int], day: date | None) -> int:
+    """Hide cards from ``day``'s queue (None: unbury); their schedule stays as it is."""
+    return _set_flags(session, card_pks, {"buried_on": day.isoformat() if day else None})
+
+
+_FLAGS = text("SELECT suspended, leech, buried_on FROM cardstate WHERE card = :pk")
+
+
+def flags_of(session: Session, *, pk: int) -> tuple[bool, bool, date | None]:
+    """(suspended, leech, buried on) of one card."""
+    suspended, leech, buried_on = session.connection().execute(_FLAGS, {"pk": pk}).one()
+    return bool(suspended), bool(leech), date.fromisoformat(buried_on) if buried_on else None
+
+
 def start_session(session: Session, *, now: datetime, study_day: date, deck_id: str) -> int:
     values = {"started_at": now, "study_day": study_day, "deck_id": deck_id}
     inserted = session.connection().execute(insert(_STUDY_SESSION), values).inserted_primary_key
@@ -598,19 +676,19 @@ def end_session(session: Session, *, session_id: int, now: datetime) -> None:
     )
 
 
+def reopen_session(session: Session, *, session_id: int) -> None:
+    """The session goes on (an undo from its summary): it has no end time again."""
+    session.execute(
+        update(StudySession).where(col(StudySession.id) == session_id).values(ended_at=None)
+    )
+
+
 # --- settings ----------------------------------------------------------------------------------
 
 
 def load_prefs(session: Session) -> StudyPrefs:
     rows = session.connection().execute(sa.select(_SETTING.c.key, _SETTING.c.value))
-    stored = {key: value for key, value in rows}
-    defaults = StudyPrefs()
-    return StudyPrefs(
-        new_per_day=int(stored.get(PREF_KEYS["new_per_day"], defaults.new_per_day)),
-        rollover_hour=int(stored.get(PREF_KEYS["rollover_hour"], defaults.rollover_hour)),
-        study_locked=stored.get(PREF_KEYS["study_locked"], "yes" if defaults.study_locked else "no")
-        == "yes",
-    )
+    return StudyPrefs.from_settings({key: value for key, value in rows})
 
 
 def load_setting(session: Session, *, key: str) -> str | None:

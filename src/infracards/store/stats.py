@@ -60,10 +60,11 @@ GROUP BY study_day ORDER BY study_day
 
 _REVIEWS = "SELECT coalesce(sum(reviews), 0) FROM daycount WHERE 1{deck}"
 
-# Overdue cards count today; cards due after the last forecast day are left out.
+# Overdue cards count today; cards due after the last forecast day, and suspended ones, are
+# left out.
 _FORECAST = """
 SELECT max(due, :today), sum(cards) FROM duecount
-WHERE due <= :last{deck}
+WHERE due <= :last AND NOT suspended{deck}
 GROUP BY 1
 """
 

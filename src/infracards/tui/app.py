@@ -7,6 +7,8 @@ import gc
 import signal
 from collections.abc import Iterable
 from contextlib import suppress
+from dataclasses import dataclass
+from datetime import date
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -25,11 +27,22 @@ from infracards.tui.screens.review import ReviewScreen
 
 if TYPE_CHECKING:
     from infracards.services.unlock import OpenedRelease
+    from infracards.tui.dialogs.practice import PracticeChoice
 
 # Browse, statistics and the unlock dialog (with `cryptography`) are imported when first opened:
 # the first card is drawn sooner without them.
 
 DEFAULT_DECK = "module03"
+
+
+@dataclass(frozen=True, slots=True)
+class MockOptions:
+    """A mock interview to open (`infracards mock` starts the app with one)."""
+
+    deck_id: str
+    questions: int | None = None
+    minutes: int | None = None
+    topic: str | None = None
 
 
 def settle_startup_memory() -> None:
@@ -48,11 +61,18 @@ class InfracardsApp(App[None]):
     TITLE = "infracards"
     SUB_TITLE = "SM-2 flashcards for LLM infra interviews"
 
-    def __init__(self, context: AppContext, *, start_review: str | None = None) -> None:
+    def __init__(
+        self,
+        context: AppContext,
+        *,
+        start_review: str | None = None,
+        start_mock: MockOptions | None = None,
+    ) -> None:
         super().__init__()
         enable_cjk_line_breaks()
         self.context = context
         self.start_review = start_review
+        self.start_mock = start_mock
         self.saved_theme: str | None = None
         """The theme chosen in an earlier run (command palette → Theme), kept in settings."""
 
@@ -70,6 +90,8 @@ class InfracardsApp(App[None]):
         self.push_screen(HomeScreen(self.context))
         if self.start_review is not None:
             self.push_screen(ReviewScreen(self.context, deck_id=self.start_review))
+        elif self.start_mock is not None:
+            self.open_mock(self.start_mock)
         if license_path(self.context.home).exists():
             # After the first frame: the KDF holds the GIL (~0.15 s), and a worker started now
             # would hold back the first card by as much.
@@ -87,6 +109,7 @@ class InfracardsApp(App[None]):
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         from infracards.tui.screens.browse import BrowseScreen
+        from infracards.tui.screens.mock import MockScreen
         from infracards.tui.screens.stats import StatsScreen
 
         yield from super().get_system_commands(screen)
@@ -99,6 +122,12 @@ class InfracardsApp(App[None]):
             ),
             (BrowseScreen, "Browse", "Search and read every card", self.action_browse),
             (
+                MockScreen,
+                "Mock interview",
+                "Questions drawn as an interviewer would, against a clock, then self-checked",
+                self.action_mock,
+            ),
+            (
                 StatsScreen,
                 "Statistics",
                 "Review calendar, streaks, forecast, retention",
@@ -110,6 +139,16 @@ class InfracardsApp(App[None]):
                 yield SystemCommand(title, help_text, action)
         yield SystemCommand(
             "Unlock answers", "Enter a card key (卡密) to open sealed answers", self.action_unlock
+        )
+        yield SystemCommand(
+            "Extra study",
+            "Study ahead, more new cards today, cram, the final pass (outside the schedule)",
+            self.action_practice,
+        )
+        yield SystemCommand(
+            "Interview date",
+            "Set or clear it: readiness and a plan on Home",
+            self.action_interview_date,
         )
 
     def _selected_deck(self) -> str | None:
@@ -134,6 +173,87 @@ class InfracardsApp(App[None]):
             self.notify("No deck is loaded.", severity="warning")
             return
         self.push_screen(ReviewScreen(self.context, deck_id=deck_id))
+
+    def action_mock(self) -> None:
+        """A mock interview of the selected deck, with the default questions and minutes."""
+        deck_id = self._selected_deck()
+        if deck_id is None:
+            self.notify("No deck is loaded.", severity="warning")
+            return
+        self.open_mock(MockOptions(deck_id=deck_id))
+
+    def open_mock(self, options: MockOptions) -> None:
+        from infracards.tui.screens.mock import MockScreen
+
+        if self._back_to(MockScreen):
+            return
+        self.push_screen(
+            MockScreen(
+                self.context,
+                deck_id=options.deck_id,
+                questions=options.questions,
+                minutes=options.minutes,
+                topic=options.topic,
+            )
+        )
+
+    def action_practice(self) -> None:
+        """Extra study for the selected deck: study ahead, more new cards, cram, final pass."""
+        from infracards.services.practice import practice_options
+        from infracards.tui.dialogs.practice import PracticeMenu
+
+        deck_id = self._selected_deck()
+        if deck_id is None:
+            self.notify("No deck is loaded.", severity="warning")
+            return
+        options = practice_options(self.context.engine, deck_id=deck_id, now=self.context.clock())
+        self.push_screen(PracticeMenu(options), partial(self._practice_chosen, deck_id))
+
+    def _practice_chosen(self, deck_id: str, choice: PracticeChoice | None) -> None:
+        from infracards.services import practice
+        from infracards.services.settings import add_new_cards_today
+        from infracards.tui.dialogs import practice as menu
+
+        if choice is None:
+            return
+        engine, now = self.context.engine, self.context.clock()
+        try:
+            if choice.kind == menu.MORE_NEW:
+                limit = add_new_cards_today(engine, now=now)
+                self.notify(f"Today's new-card limit is {limit}.", timeout=3)
+                self.push_screen(ReviewScreen(self.context, deck_id=deck_id))
+                return
+            chosen = {
+                menu.AHEAD: lambda: practice.study_ahead(engine, deck_id=deck_id, now=now),
+                menu.TOPIC: lambda: practice.cram_topic(
+                    engine, deck_id=deck_id, topic=choice.topic or ""
+                ),
+                menu.WEAKEST: lambda: practice.cram_weakest(engine, deck_id=deck_id),
+                menu.MISSED: lambda: practice.most_missed(engine, deck_id=deck_id),
+                menu.FINAL: lambda: practice.final_pass(engine, deck_id=deck_id, now=now),
+            }[choice.kind]()
+        except InfracardsError as error:
+            self.notify(str(error), severity="warning", timeout=5)
+            return
+        self.push_screen(ReviewScreen(self.context, deck_id=deck_id, practice=chosen))
+
+    def action_interview_date(self) -> None:
+        from infracards.services.settings import study_prefs
+        from infracards.tui.dialogs.interview import InterviewDateDialog
+
+        current = study_prefs(self.context.engine).interview_date
+        self.push_screen(InterviewDateDialog(self.context, current=current), self._date_set)
+
+    def _date_set(self, value: date | str | None) -> None:
+        if value is None:
+            return
+        if isinstance(value, date):
+            self.notify(f"Interview date: {value.isoformat()}", timeout=3)
+        else:
+            self.notify("Interview date cleared.", timeout=3)
+        for screen in self.screen_stack:
+            if isinstance(screen, HomeScreen) and screen.built:
+                screen.refresh_decks()
 
     def action_browse(self) -> None:
         from infracards.tui.screens.browse import BrowseScreen

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,12 +22,14 @@ LOCK_NOTICE = "🔒 This answer is sealed. Press k to unlock it with your card k
 
 @dataclass(frozen=True, slots=True)
 class AppContext:
-    """The store, the opened answers, the data folder and the clock (fixed in tests)."""
+    """The store, the opened answers, the data folder and the clocks (fixed in tests)."""
 
     engine: Engine
     answers: AnswerBook
     home: Path
     clock: Callable[[], datetime]
+    timer: Callable[[], float] = time.monotonic
+    """Monotonic seconds for countdowns (a mock interview's clock; a fake one in tests)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,5 @@
-"""Browse: every card in a table, with text search and a tag filter."""
+"""Browse: every card in a table, with text search, tag and state filters, sorting by any
+column (click its header, or o / O), and suspend (@) or bury (-) of the highlighted card."""
 
 from __future__ import annotations
 
@@ -13,8 +14,21 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Select
 
+from infracards.errors import InfracardsError
 from infracards.records import BrowseRow
-from infracards.services.browse import cards_with_answer_words, list_cards, matches, search_text
+from infracards.services.browse import (
+    SORT_COLUMNS,
+    STATES,
+    cards_with_answer_words,
+    list_cards,
+    matched_in,
+    matches,
+    row_states,
+    search_text,
+    sort_rows,
+)
+from infracards.services.cards import set_card_buried, set_card_suspended
+from infracards.services.settings import study_day_at
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.screens.card import CardScreen
@@ -38,8 +52,13 @@ class BrowseScreen(Screen[None]):
 
     BINDINGS = [
         Binding("/", "focus_search", "Search", id="search"),
+        Binding("o", "sort", "Sort", id="sort"),
+        Binding("O", "sort(True)", "Reverse", show=False, id="sort-reverse"),
+        Binding("at", "suspend", "Suspend", key_display="@", id="suspend"),
+        Binding("minus", "bury", "Bury", key_display="-", id="bury"),
         Binding("escape", "back", "Back", id="back"),
     ]
+    COLUMNS = ("Id", "Prompt", "Tags", "EF", "Interval", "Due", "Reviews", "Answer", "State")
 
     def __init__(self, context: AppContext, *, deck_id: str | None = None) -> None:
         super().__init__()
@@ -52,8 +71,12 @@ class BrowseScreen(Screen[None]):
         self.answer_hits: tuple[tuple[str, ...], frozenset[int]] = ((), frozenset())
         """Search words, and the cards whose answer has them all (found in a worker)."""
         self.opened_answers: dict[int, str] = {}
+        self.in_answers: frozenset[int] = frozenset()
         """Sealed answers of unlocked decks, opened once for searching, case-folded."""
         self.answer_search: Timer | None = None
+        self.sort: tuple[str | None, bool] = (None, False)
+        """(column, descending): None lists cards in deck order."""
+        self.today = study_day_at(context.engine, now=context.clock())
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -62,13 +85,14 @@ class BrowseScreen(Screen[None]):
                 placeholder="Search id, prompt, tag, deck or answer (/)", id="browse-search"
             )
             yield Select[str]([], prompt="All tags", id="browse-tag")
+            yield Select[str](
+                ((state, state) for state in STATES), prompt="Any state", id="browse-state"
+            )
         yield DataTable(id="browse-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns(
-            "Id", "Prompt", "Tags", "EF", "Interval", "Due", "Reviews", "Answer"
-        )
+        self.query_one(DataTable).add_columns(*self.COLUMNS, "Match")
         self.load_rows()
         tags = sorted({tag for row in self.rows for tag in row.tags})
         self.query_one(Select).set_options((tag, tag) for tag in tags)
@@ -87,17 +111,29 @@ class BrowseScreen(Screen[None]):
 
     @on(Input.Changed, "#browse-search")
     @on(Select.Changed, "#browse-tag")
+    @on(Select.Changed, "#browse-state")
     def apply_filters(self) -> None:
         words = self.search_words()
-        selected = self.query_one("#browse-tag", Select).value
-        tag = selected if isinstance(selected, str) else None
+        tag = self._selected("#browse-tag")
+        state = self._selected("#browse-state")
         searched, hits = self.answer_hits
         in_answers = hits if searched == words else frozenset()
-        self.matched = [
+        self.in_answers = in_answers
+        matched = [
             row
             for row, text in zip(self.rows, self.search_texts, strict=True)
-            if matches(row, text, words=list(words), tag=tag, in_answer=row.pk in in_answers)
+            if matches(
+                row,
+                text,
+                words=list(words),
+                tag=tag,
+                in_answer=row.pk in in_answers,
+                state=state,
+                today=self.today,
+            )
         ]
+        column, descending = self.sort
+        self.matched = sort_rows(matched, column=column, descending=descending)
         self.query_one(DataTable).clear()
         self.list_more()
         if words and searched != words:
@@ -107,6 +143,10 @@ class BrowseScreen(Screen[None]):
             self.answer_search = self.set_timer(
                 ANSWER_SEARCH_DELAY, partial(self.search_answers, words)
             )
+
+    def _selected(self, selector: str) -> str | None:
+        value = self.query_one(selector, Select).value
+        return value if isinstance(value, str) else None
 
     @work(thread=True, exclusive=True, group="answer-search")
     def search_answers(self, words: tuple[str, ...]) -> None:
@@ -133,6 +173,7 @@ class BrowseScreen(Screen[None]):
         listed at once took 13 s; a page is drawn at once and the next follows the cursor."""
         table = self.query_one(DataTable)
         start = table.row_count
+        words = list(self.search_words())
         for row in self.matched[start : start + PAGE_ROWS]:
             answer = (
                 "locked"
@@ -148,11 +189,15 @@ class BrowseScreen(Screen[None]):
                 row.due.isoformat() if row.due else "—",
                 str(row.reviews),
                 answer,
+                ", ".join(sorted(row_states(row, self.today))),
+                matched_in(row, words=words, in_answer=row.pk in self.in_answers),
                 key=str(row.pk),
             )
         listed = table.row_count
         more = f" · {listed} listed, more as you scroll" if listed < len(self.matched) else ""
-        self.sub_title = f"{len(self.matched)} of {len(self.rows)} cards{more}"
+        column, descending = self.sort
+        order = f" · by {column} {'↓' if descending else '↑'}" if column else ""
+        self.sub_title = f"{len(self.matched)} of {len(self.rows)} cards{order}{more}"
 
     @on(DataTable.RowHighlighted, "#browse-table")
     def _cursor_moved(self, event: DataTable.RowHighlighted) -> None:
@@ -172,6 +217,74 @@ class BrowseScreen(Screen[None]):
     @on(DataTable.RowSelected, "#browse-table")
     def _open_card(self, event: DataTable.RowSelected) -> None:
         self.app.push_screen(CardScreen(self.context, card_pk=int(str(event.row_key.value))))
+
+    @on(DataTable.HeaderSelected, "#browse-table")
+    def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
+        """A click on a column's header sorts by it; a second click reverses the order."""
+        if event.column_index >= len(self.COLUMNS):
+            return
+        column = self.COLUMNS[event.column_index]
+        current, descending = self.sort
+        self.sort_by(column, descending=not descending if current == column else False)
+
+    def action_sort(self, reverse: bool = False) -> None:
+        """o: sort by the next column (deck order after the last); O: reverse the order."""
+        column, descending = self.sort
+        if reverse:
+            self.sort_by(column, descending=not descending)
+            return
+        names = list(SORT_COLUMNS)
+        following = names.index(column) + 1 if column in names else 0
+        self.sort_by(names[following] if following < len(names) else None, descending=False)
+
+    def sort_by(self, column: str | None, *, descending: bool) -> None:
+        self.sort = (column, descending)
+        self.apply_filters()
+
+    def highlighted(self) -> BrowseRow | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return next((row for row in self.matched if str(row.pk) == key), None)
+
+    def action_suspend(self) -> None:
+        """Suspend the highlighted card, or unsuspend it if it is suspended."""
+        row = self.highlighted()
+        if row is None:
+            return
+        try:
+            set_card_suspended(
+                self.context.engine,
+                card_id=row.card_id,
+                deck_id=row.deck_id,
+                suspended=not row.suspended,
+            )
+        except InfracardsError as error:
+            self.notify(f"Nothing changed: {error}", severity="error")
+            return
+        self.notify(f"{row.card_id} {'unsuspended' if row.suspended else 'suspended'}", timeout=2)
+        self.reload_keeping_cursor()
+
+    def action_bury(self) -> None:
+        """Bury the highlighted card until tomorrow, or unbury it."""
+        row = self.highlighted()
+        if row is None:
+            return
+        buried = row.buried_on == self.today
+        try:
+            set_card_buried(self.context.engine, pk=row.pk, day=None if buried else self.today)
+        except InfracardsError as error:
+            self.notify(f"Nothing changed: {error}", severity="error")
+            return
+        self.notify(f"{row.card_id} {'unburied' if buried else 'buried until tomorrow'}", timeout=2)
+        self.reload_keeping_cursor()
+
+    def reload_keeping_cursor(self) -> None:
+        table = self.query_one(DataTable)
+        cursor = table.cursor_row
+        self.load_rows()
+        table.move_cursor(row=min(cursor, max(0, table.row_count - 1)))
 
     def action_focus_search(self) -> None:
         self.query_one("#browse-search", Input).focus()

@@ -168,7 +168,7 @@ class CalculatorScreen(Screen[None]):
 def open_calculator(
     screen: Screen[None], context: AppContext, card: CardRecord, *, answer_shown: bool
 ) -> None:
-    """Push the card's calculators (the review and card screens' `c`)."""
+    """Push the card's calculators (the review and card screens' `=`)."""
     sheets = card_sheets(card, context.answers, answer_shown=answer_shown)
     if not sheets:
         names = ", ".join(card.calculators)

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header
 
+from infracards.errors import InfracardsError
 from infracards.records import CardRecord
-from infracards.services.cards import card_detail
+from infracards.services.cards import card_detail, card_flags, set_card_buried, set_card_suspended
+from infracards.services.formatting import KEY_POINTS_TITLE
 from infracards.services.library import notation_page
+from infracards.services.settings import study_day_at
 from infracards.tui.context import AppContext, prepare
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.widgets.card_view import CardView
@@ -19,8 +24,10 @@ class CardScreen(Screen[None]):
     """Reading a card from Browse; nothing here changes its schedule."""
 
     BINDINGS = [
+        Binding("at", "suspend", "Suspend", key_display="@", id="suspend"),
+        Binding("minus", "bury", "Bury", key_display="-", id="bury"),
         Binding("k", "app.unlock", "Unlock", id="unlock"),
-        Binding("c", "calculator", "Calculator", id="calculator"),
+        Binding("equals_sign", "calculator", "Calculator", key_display="=", id="calculator"),
         Binding("n", "notation", "Notation", id="notation"),
         Binding("escape,q", "back", "Back", id="back"),
     ]
@@ -35,6 +42,10 @@ class CardScreen(Screen[None]):
         self.card: CardRecord | None = None
         self.notation: str | None = None
         """The deck's notation page, when it has one (`n`)."""
+        self.card_id = ""
+        self.flags: tuple[bool, bool, date | None] = (False, False, None)
+        """(suspended, leech, buried on)."""
+        self.today = study_day_at(context.engine, now=context.clock())
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -51,17 +62,33 @@ class CardScreen(Screen[None]):
     def show(self) -> None:
         card, history = card_detail(self.context.engine, pk=self.card_pk)
         self.card = card
+        self.card_id = card.card_id
+        self.flags = card_flags(self.context.engine, pk=self.card_pk)
         self.deck_id = card.deck_id
         self.notation = notation_page(self.context.engine, deck_id=card.deck_id)
         self.locked = card.locked and not self.context.answers.is_unlocked(card.deck_id)
         self.refresh_bindings()
         view = self.query_one(CardView)
         due = card.due.isoformat() if card.due else "new"
-        view.show_card(
-            card_id=card.card_id, topic=card.topic, prompt=card.prompt, caption=f"due {due}"
-        )
+        suspended, leech, buried_on = self.flags
+        flags = [
+            name
+            for name, on in (
+                ("suspended", suspended),
+                ("leech", leech),
+                ("buried today", buried_on == self.today),
+            )
+            if on
+        ]
+        caption = " · ".join([f"due {due}", *flags])
+        view.show_card(card_id=card.card_id, topic=card.topic, prompt=card.prompt, caption=caption)
         prepared = prepare(self.context, card, width=view.answer_width)
         view.reveal(prepared.rendered, notice=prepared.notice)
+        answer = prepared.rendered.answer if prepared.rendered is not None else None
+        if answer is not None and answer.key_points:
+            view.key_points.show_points(
+                answer.key_points, keys="", checkable=0, title=KEY_POINTS_TITLE
+            )
         table = self.query_one(DataTable)
         table.clear()
         for entry in history:
@@ -101,6 +128,37 @@ class CardScreen(Screen[None]):
 
         if self.notation is not None:
             self.app.push_screen(NotationScreen(deck_id=self.deck_id, markdown=self.notation))
+
+    def action_suspend(self) -> None:
+        """Suspend this card, or unsuspend it; its schedule and history stay."""
+        suspended = self.flags[0]
+        try:
+            set_card_suspended(
+                self.context.engine,
+                card_id=self.card_id,
+                deck_id=self.deck_id,
+                suspended=not suspended,
+            )
+        except InfracardsError as error:
+            self.notify(f"Nothing changed: {error}", severity="error")
+            return
+        self.notify(f"{self.card_id} {'unsuspended' if suspended else 'suspended'}", timeout=2)
+        self.show()
+
+    def action_bury(self) -> None:
+        """Bury this card until tomorrow, or unbury it."""
+        buried = self.flags[2] == self.today
+        try:
+            set_card_buried(
+                self.context.engine, pk=self.card_pk, day=None if buried else self.today
+            )
+        except InfracardsError as error:
+            self.notify(f"Nothing changed: {error}", severity="error")
+            return
+        self.notify(
+            f"{self.card_id} {'unburied' if buried else 'buried until tomorrow'}", timeout=2
+        )
+        self.show()
 
     def action_back(self) -> None:
         self.dismiss()

@@ -3,6 +3,8 @@ counts and grade bar, and forwards keys; the session owns the queue, grades, dri
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,11 +16,19 @@ from textual.widgets import Static
 from infracards.errors import InfracardsError
 from infracards.records import CardRecord
 from infracards.scheduler import StudyQueue
+from infracards.services.formatting import (
+    NOTHING_TO_REVIEW,
+    leech_notice,
+    practice_caption,
+)
+from infracards.services.keypoints import POINT_KEYS, RECOGNISED_KEY
 from infracards.services.library import notation_page
-from infracards.services.review import ReviewSession
+from infracards.services.review import Practice, ReviewSession
+from infracards.tui.checking import show_check, show_ticks
 from infracards.tui.context import AppContext, PreparedAnswer, prepare
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.widgets.card_view import CardView
+from infracards.tui.widgets.checklist import KeyPointList
 from infracards.tui.widgets.footer import KeysFooter
 from infracards.tui.widgets.grade_bar import GradeBar
 
@@ -49,9 +59,20 @@ class ReviewScreen(Screen[None]):
         Binding("space,enter", "reveal", "Show answer", id="reveal"),
         Binding("0", "grade(0)", "Grade", key_display="0-5", id="grade"),
         *(Binding(str(quality), f"grade({quality})", show=False) for quality in range(1, 6)),
+        # After reveal: tick the key points said (keys a–i, none a grade), confirm the grade
+        # they suggest with enter.
+        Binding(POINT_KEYS[0], "tick(0)", "Tick", key_display=f"a-{POINT_KEYS[-1]}", id="tick"),
+        *(
+            Binding(key, f"tick({index})", show=False)
+            for index, key in enumerate(POINT_KEYS[1:], start=1)
+        ),
+        Binding(RECOGNISED_KEY, "recognised", "Recognised", id="recognised"),
+        Binding("enter", "confirm", "Confirm", show=False, id="confirm"),
         Binding("u,ctrl+z", "undo", "Undo", id="undo"),
+        Binding("minus", "bury", "Bury", key_display="-", id="bury"),
+        Binding("at", "suspend", "Suspend", key_display="@", id="suspend"),
         Binding("k", "app.unlock", "Unlock", id="unlock"),
-        Binding("c", "calculator", "Calculator", id="calculator"),
+        Binding("equals_sign", "calculator", "Calculator", key_display="=", id="calculator"),
         Binding("n", "notation", "Notation", id="notation"),
         Binding("q,escape", "leave", "Leave", id="leave"),
     ]
@@ -60,11 +81,26 @@ class ReviewScreen(Screen[None]):
     """True once the answer side is shown; grading is possible only then."""
     can_undo: reactive[bool] = reactive(False, bindings=True)
 
-    def __init__(self, context: AppContext, *, deck_id: str) -> None:
+    def __init__(
+        self,
+        context: AppContext,
+        *,
+        deck_id: str,
+        practice: Practice | None = None,
+        resume: ReviewSession | None = None,
+    ) -> None:
+        """A review of today's queue, or extra ``practice``; ``resume`` continues a session
+        whose summary was left by an undo."""
         super().__init__()
         self.context = context
         self.deck_id = deck_id
-        self.review = ReviewSession(context.engine, deck_id=deck_id, clock=context.clock)
+        self.review = resume or ReviewSession(
+            context.engine,
+            deck_id=deck_id,
+            clock=context.clock,
+            answers=context.answers,
+            practice=practice,
+        )
         self.prepared: PreparedAnswer | None = None
         self.notation: str | None = None
         """The deck's notation page, when it has one (`n`)."""
@@ -91,24 +127,31 @@ class ReviewScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.notation = notation_page(self.context.engine, deck_id=self.deck_id)
-        self.review.start()
+        if self.review.session_id is None:
+            self.review.start()
         self.show_current()
 
     def on_unmount(self) -> None:
         self.review.end()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Only the keys that work right now appear in the footer."""
+        """Only the keys that work right now appear in the footer. Keys that come and go with
+        each card answer None (disabled, and not drawn), not False (left out): the footer's
+        set of keys then stays the same and is restyled in place (``KeysFooter``)."""
         if action == "grade":
-            return self.revealed
+            return self.revealed or None
         if action == "reveal":
-            return not self.revealed and self.card is not None
+            return (not self.revealed and self.card is not None) or None
         if action == "undo":
-            return self.can_undo
+            return self.can_undo or None
         if action == "calculator":
-            return self.card is not None and bool(self.card.calculators)
+            return (self.card is not None and bool(self.card.calculators)) or None
         if action == "notation":
             return self.notation is not None
+        if action in ("bury", "suspend"):
+            return self.card is not None or None
+        if action in ("tick", "recognised", "confirm"):
+            return (self.revealed and self.review.check is not None) or None
         return True
 
     def on_answers_opened(self, _message: AnswersOpened) -> None:
@@ -119,6 +162,7 @@ class ReviewScreen(Screen[None]):
             if self.revealed:
                 view.hide_answer()
                 view.reveal(self.prepared.rendered, notice=self.prepared.notice)
+                self.show_checklist()
         self.refresh_bindings()
 
     def show_current(self) -> None:
@@ -127,11 +171,15 @@ class ReviewScreen(Screen[None]):
         if card is None:
             self.finish()
             return
-        caption = "drill: again until graded 4+" if self.review.is_drill else ""
+        caption = practice_caption(self.review.practice.title if self.review.practice else None)
+        if self.review.is_drill:
+            caption = f"{caption} · drill: again until graded 4+".lstrip(" ·")
         self.query_one(CardView).show_card(
             card_id=card.card_id, topic=card.topic, prompt=card.prompt, caption=caption
         )
-        self.query_one(GradeBar).display = False
+        bar = self.query_one(GradeBar)
+        bar.display = False
+        bar.suggest(None)
         self.revealed = False
         self.can_undo = self.review.can_undo
         self.refresh_bindings()  # `k` depends on the card, which the reactives above may not
@@ -163,9 +211,42 @@ class ReviewScreen(Screen[None]):
             prepared = prepare(self.context, self.card, width=view.answer_width)
         view.reveal(prepared.rendered, notice=prepared.notice)
         bar = self.query_one(GradeBar)
-        bar.show_intervals(self.review.intervals(), drill=self.review.is_drill)
+        bar.show_intervals(self.review.intervals(), drill=not self.review.changes_schedule)
         bar.display = True
         self.revealed = True
+        self.show_checklist()
+
+    def show_checklist(self) -> None:
+        """The key points first, above the answer: a checklist to tick, or why there is none."""
+        check = self.review.reveal()
+        locked = self.card is not None and self.card.locked
+        show_check(self.query_one(CardView).key_points, check, locked=locked)
+        self.query_one(GradeBar).suggest(check.suggested if check is not None else None)
+        self.refresh_bindings()
+
+    def show_suggestion(self) -> None:
+        check = self.review.check
+        if check is not None:
+            show_ticks(self.query_one(KeyPointList), check)
+            self.query_one(GradeBar).suggest(check.suggested)
+
+    def action_tick(self, index: int) -> None:
+        if self.revealed and self.review.toggle_point(index):
+            self.show_suggestion()
+
+    def action_recognised(self) -> None:
+        if self.revealed and self.review.toggle_recognised():
+            self.show_suggestion()
+
+    @on(KeyPointList.Toggled)
+    def _point_clicked(self, event: KeyPointList.Toggled) -> None:
+        self.action_tick(event.index)
+
+    def action_confirm(self) -> None:
+        """Give the grade the ticked key points suggest."""
+        suggested = self.review.suggested_grade
+        if self.revealed and suggested is not None:
+            self.action_grade(suggested)
 
     @on(GradeBar.Graded)
     def _grade_clicked(self, event: GradeBar.Graded) -> None:
@@ -174,12 +255,15 @@ class ReviewScreen(Screen[None]):
     def action_grade(self, quality: int) -> None:
         if self.card is None or not self.revealed:
             return
+        card = self.card
         try:
-            self.review.grade(quality)
+            graded = self.review.grade(quality)
         except InfracardsError as error:
             # Nothing was written: the card stays on screen so the grade can be given again.
             self.notify(f"Grade not saved: {error}", severity="error", timeout=10)
             return
+        if graded.leech:
+            self.notify(leech_notice(card.card_id), severity="warning", timeout=8)
         self.show_current()
         if self.review.claim_checkpoint():
             self.set_timer(PREPARE_DELAY_S, self.checkpoint)
@@ -198,7 +282,27 @@ class ReviewScreen(Screen[None]):
             self.notify(f"Undo failed, the grade stays: {error}", severity="error", timeout=10)
             return
         self.show_current()
-        self.notify(f"Undid grade {step.graded.quality} on {step.card.card_id}", timeout=2)
+        if step.graded is not None:
+            self.notify(f"Undid grade {step.graded.quality} on {step.card.card_id}", timeout=2)
+        else:
+            self.notify(f"{step.card.card_id} is back: no longer {step.hidden}", timeout=2)
+
+    def action_suspend(self) -> None:
+        self._hide(self.review.suspend, "Suspended {}: out of every review until unsuspended")
+
+    def action_bury(self) -> None:
+        self._hide(self.review.bury, "Buried {} until tomorrow; its schedule is unchanged")
+
+    def _hide(self, hide: Callable[[], CardRecord], message: str) -> None:
+        if self.card is None:
+            return
+        try:
+            card = hide()
+        except InfracardsError as error:
+            self.notify(f"Nothing changed: {error}", severity="error", timeout=10)
+            return
+        self.notify(f"{message.format(card.card_id)} (u undoes)", timeout=4)
+        self.show_current()
 
     def action_calculator(self) -> None:
         """The card's calculators; the answer's worked examples fill them once it is shown."""
@@ -222,8 +326,10 @@ class ReviewScreen(Screen[None]):
         if not self.review.history:
             self.dismiss()
             if self.card is None:
-                self.app.notify("Nothing to review in this deck today.", timeout=3)
+                self.app.notify(NOTHING_TO_REVIEW, timeout=5)
             return
         from infracards.tui.screens.summary import SummaryScreen
 
-        self.app.switch_screen(SummaryScreen(self.review.summary()))
+        self.app.switch_screen(
+            SummaryScreen(self.review.summary(), review=self.review, context=self.context)
+        )

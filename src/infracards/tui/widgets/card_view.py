@@ -1,4 +1,5 @@
-"""A card: id, topic and prompt, then the answer (or a notice) and its key points.
+"""A card: id, topic and prompt, then its key points (a checklist in a review), then the answer
+or a notice.
 
 Answers are long (10–20 KB of Markdown with tables and code), and laying them out takes
 30–60 ms, so the screen renders the answer ahead of time (``render_answer``, in a worker
@@ -24,6 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from infracards.records import Answer
+from infracards.tui.widgets.checklist import KeyPointList
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown
@@ -42,19 +44,13 @@ class RenderedLines:
 
 
 def render_answer(answer: Answer, *, width: int) -> RenderedLines:
-    """Lay out an answer's Markdown and key points for a given width (thread-safe, pure)."""
+    """Lay out an answer's Markdown for a given width (thread-safe, pure). Its key points are
+    not part of it: ``KeyPointList`` shows them first, above the answer."""
     console = Console(
         width=width, color_system="truecolor", force_terminal=True, legacy_windows=False
     )
     body = _markdown_class()(answer.markdown, code_theme=CODE_THEME, hyperlinks=False)
     lines = console.render_lines(body, console.options, pad=False)
-    if answer.key_points:
-        points = Text("\n要点\n", style="bold")
-        for point in answer.key_points:
-            points.append("  • ")
-            points.append(point)
-            points.append("\n")
-        lines += console.render_lines(points, console.options, pad=False)
     return RenderedLines(tuple(Strip(line) for line in lines), width, answer)
 
 
@@ -110,6 +106,7 @@ class CardView(VerticalScroll):
         yield Static(id="card-meta")
         yield Static(id="card-prompt")
         yield Static(id="card-notice")
+        yield KeyPointList(id="card-points")
         yield AnswerLines(id="card-answer")
 
     @property
@@ -126,11 +123,18 @@ class CardView(VerticalScroll):
         self.scroll_home(animate=False)
 
     def hide_answer(self) -> None:
-        for widget_id in ("#card-notice", "#card-answer"):
+        for widget_id in ("#card-notice", "#card-points", "#card-answer"):
             self.query_one(widget_id).display = False
 
+    @property
+    def key_points(self) -> KeyPointList:
+        return self.query_one(KeyPointList)
+
     def reveal(self, rendered: RenderedLines | None, *, notice: str) -> None:
-        """Show the rendered answer, or ``notice`` when there is none (sealed, or damaged)."""
+        """Show the rendered answer, or ``notice`` when there is none (sealed, or damaged).
+
+        The key points go above it, in ``key_points``, drawn by the screen: a checklist in a
+        review, a plain list on the card screen."""
         if rendered is None:
             notice_widget = self.query_one("#card-notice", Static)
             notice_widget.update(Text(notice))

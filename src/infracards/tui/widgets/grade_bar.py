@@ -58,6 +58,8 @@ class GradeBar(Horizontal):
         super().__init__(id=id)
         self.outcomes: tuple[dict[int, int], bool] | None = None
         """The intervals and drill flag the buttons were last labelled with."""
+        self.suggested: int | None = None
+        """The grade the key points ticked suggest (marked ★), if any."""
 
     def on_mount(self) -> None:
         # After the callbacks of the next frame, which include the screen's own.
@@ -82,12 +84,30 @@ class GradeBar(Horizontal):
         """Label each grade; in a drill the interval does not change, so say so instead."""
         self.add_buttons()
         self.outcomes = (intervals, drill)
-        narrow = self.has_class("narrow")
         for quality in range(6):
+            self._label(quality)
             button = self.query_one(f"#grade-{quality}", Button)
-            outcome = outcome_label(quality, intervals[quality], drill=drill, narrow=narrow)
-            button.label = f"{quality} {SHORT_MEANINGS[quality]}\n{outcome}"
             button.tooltip = f"{quality}: {GRADE_MEANINGS[quality]}"
+
+    def suggest(self, quality: int | None) -> None:
+        """Mark the suggested grade (★); only the buttons that change are labelled again."""
+        previous, self.suggested = self.suggested, quality
+        if self.outcomes is None or previous == quality:
+            return
+        for changed in (previous, quality):
+            if changed is not None:
+                self._label(changed)
+
+    def _label(self, quality: int) -> None:
+        assert self.outcomes is not None
+        intervals, drill = self.outcomes
+        button = self.query_one(f"#grade-{quality}", Button)
+        outcome = outcome_label(
+            quality, intervals[quality], drill=drill, narrow=self.has_class("narrow")
+        )
+        mark = "★" if quality == self.suggested else ""
+        button.label = f"{mark}{quality} {SHORT_MEANINGS[quality]}\n{outcome}"
+        button.set_class(quality == self.suggested, "suggested")
 
     @on(Button.Pressed, ".grade")
     def _pressed(self, event: Button.Pressed) -> None:

@@ -1,0 +1,348 @@
+"""Mock interview: the screen of a ``MockInterview`` (services.mock). A question and a countdown;
+the learner answers aloud or types notes; at time-out or on ctrl+r the key-point checklist and
+the reference answer appear, and the learner ticks what they covered. Then the report.
+
+The countdown reads the context's ``timer`` (a fake one in tests) whenever the interval fires;
+ticking a point restyles two lines and touches no store, so it stays within a frame.
+"""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static, TextArea
+
+from infracards.errors import InfracardsError
+from infracards.records import CardRecord
+from infracards.services.formatting import clock_text, mock_report_text
+from infracards.services.keypoints import POINT_KEYS, RECOGNISED_KEY
+from infracards.services.mock import (
+    DEFAULT_QUESTIONS,
+    MockInterview,
+    MockReport,
+    add_missed_to_today,
+)
+from infracards.tui.checking import show_check, show_ticks
+from infracards.tui.context import AppContext, PreparedAnswer, prepare
+from infracards.tui.messages import AnswersOpened
+from infracards.tui.widgets.card_view import CardView
+from infracards.tui.widgets.checklist import KeyPointList
+from infracards.tui.widgets.footer import KeysFooter
+
+CLOCK_TICK_S = 0.25
+CLOCK_CELLS = 20
+HURRY_BELOW_S = 30
+PREPARE_DELAY_S = 0.03
+
+
+def clock_line(*, number: int, total: int, topic: str, left: float, limit: int) -> Content:
+    """Question n of N, its topic, and the time left as digits and a draining bar."""
+    filled = round(CLOCK_CELLS * left / limit) if limit else 0
+    style = "$error" if left <= 0 else "$warning" if left <= HURRY_BELOW_S else "$primary"
+    status = "time's up" if left <= 0 else f"{clock_text(left)} left"
+    return Content.assemble(
+        f"Mock interview {number}/{total} · {topic}   ",
+        ("━" * filled, style),
+        ("━" * (CLOCK_CELLS - filled), "$surface-lighten-1"),
+        (f" {status}", style),
+    )
+
+
+class MockScreen(Screen[None]):
+    """One mock interview of one deck."""
+
+    BINDINGS = [
+        Binding("ctrl+r", "reveal", "Check now", id="reveal"),
+        Binding(POINT_KEYS[0], "tick(0)", "Tick", key_display=f"a-{POINT_KEYS[-1]}", id="tick"),
+        *(
+            Binding(key, f"tick({index})", show=False)
+            for index, key in enumerate(POINT_KEYS[1:], start=1)
+        ),
+        Binding(RECOGNISED_KEY, "recognised", "Recognised", id="recognised"),
+        Binding("n,enter", "next", "Next question", id="next"),
+        Binding("0", "count(0)", "Count as review", key_display="0-5", id="count"),
+        *(Binding(str(quality), f"count({quality})", show=False) for quality in range(1, 6)),
+        Binding("k", "app.unlock", "Unlock", id="unlock"),
+        Binding("escape", "leave", "End", id="leave"),
+    ]
+
+    revealed: reactive[bool] = reactive(False, bindings=True)
+
+    def __init__(
+        self,
+        context: AppContext,
+        *,
+        deck_id: str,
+        questions: int | None = None,
+        minutes: int | None = None,
+        topic: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.context = context
+        self.deck_id = deck_id
+        self.mock = MockInterview(
+            context.engine,
+            deck_id=deck_id,
+            clock=context.clock,
+            timer=context.timer,
+            answers=context.answers,
+            questions=questions or DEFAULT_QUESTIONS,
+            minutes=minutes,
+            topic=topic,
+        )
+        self.prepared: PreparedAnswer | None = None
+
+    @property
+    def card(self) -> CardRecord | None:
+        return self.mock.card
+
+    @property
+    def unlock_target(self) -> str | None:
+        return self.deck_id if self.card is not None and self.card.locked else None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="mock-clock")
+        yield CardView(id="card-view")
+        yield Static(id="mock-hint")
+        yield KeysFooter()
+
+    def on_mount(self) -> None:
+        try:
+            self.mock.start()
+        except InfracardsError as error:
+            self.app.notify(str(error), severity="warning", timeout=6)
+            self.dismiss()
+            return
+        self.show_question()
+        self.set_interval(CLOCK_TICK_S, self.tick)
+        # The notes box (a TextArea, the heaviest widget here) joins once the question is on
+        # screen: the first frame is drawn sooner, and nobody types within a frame.
+        self.call_after_refresh(self.add_notes)
+
+    def add_notes(self) -> None:
+        notes = TextArea(id="mock-notes", soft_wrap=True, show_line_numbers=False)
+        notes.border_title = "Your notes (kept with this interview)"
+        self.mount(notes, before="#mock-hint")
+        if self.revealed:
+            notes.read_only = True
+            notes.add_class("revealed")
+        else:
+            notes.focus()
+
+    @property
+    def notes(self) -> TextArea | None:
+        found = self.query(TextArea)
+        return found.first() if found else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """None (disabled, not drawn) rather than False: the footer keeps its keys and
+        restyles them in place at each reveal and question (``KeysFooter``)."""
+        if action == "reveal":
+            return (not self.revealed and self.card is not None) or None
+        if action in ("tick", "recognised"):
+            return (self.revealed and self.mock.check is not None) or None
+        if action in ("next", "count"):
+            return self.revealed or None
+        return True
+
+    def show_question(self) -> None:
+        card = self.card
+        if card is None:
+            self.finish()
+            return
+        self.revealed = False
+        view = self.query_one(CardView)
+        view.show_card(card_id=card.card_id, topic=card.topic, prompt=card.prompt)
+        notes = self.notes
+        if notes is not None:
+            notes.read_only = False
+            notes.remove_class("revealed")
+            notes.load_text("")
+            notes.focus()
+        self.query_one("#mock-hint", Static).update(
+            "Answer aloud, or type notes. ctrl+r shows the key points and the reference answer;"
+            " time-out does too."
+        )
+        self.show_clock()
+        self.prepared = None
+        self.set_timer(PREPARE_DELAY_S, lambda: self.prepare_answer(card))
+
+    @work(thread=True, exclusive=True, group="prepare-answer")
+    def prepare_answer(self, card: CardRecord) -> None:
+        """Lay out the reference answer while the learner answers, so reveal is instant."""
+        prepared = prepare(self.context, card, width=self.query_one(CardView).answer_width)
+        self.app.call_from_thread(self._prepared, prepared)
+
+    def _prepared(self, prepared: PreparedAnswer) -> None:
+        if self.card is not None and prepared.card_pk == self.card.pk:
+            self.prepared = prepared
+
+    def tick(self) -> None:
+        """The countdown: redraw the clock, and reveal when the time has run out."""
+        if self.card is None:
+            return
+        if self.mock.tick():
+            self.show_answer()
+        self.show_clock()
+
+    def show_clock(self) -> None:
+        card = self.card
+        if card is None:
+            return
+        self.query_one("#mock-clock", Static).update(
+            clock_line(
+                number=self.mock.index + 1,
+                total=self.mock.total,
+                topic=card.topic,
+                left=self.mock.remaining_seconds,
+                limit=self.mock.seconds_per_question,
+            )
+        )
+
+    def action_reveal(self) -> None:
+        if self.card is None or self.revealed:
+            return
+        self.mock.reveal()
+        self.show_answer()
+        self.show_clock()
+
+    def show_answer(self) -> None:
+        """The checklist first, then the reference answer; the notes stay, read-only."""
+        card = self.card
+        assert card is not None
+        notes = self.notes
+        self.mock.notes = notes.text if notes is not None else ""
+        view = self.query_one(CardView)
+        prepared = self.prepared
+        if prepared is None or not prepared.fits(card, view.answer_width):
+            prepared = prepare(self.context, card, width=view.answer_width)
+        view.hide_answer()  # shown again after an unlock: the sealed notice goes
+        view.reveal(prepared.rendered, notice=prepared.notice)
+        show_check(view.key_points, self.mock.check, locked=card.locked)
+        if notes is not None:
+            notes.read_only = True
+            notes.add_class("revealed")
+        view.focus()
+        self.revealed = True
+        self._hint()
+
+    def _hint(self) -> None:
+        check = self.mock.check
+        covered = "" if check is None else f"{len(check.ticked)} of {check.points} covered · "
+        suggested = "" if check is None else f" (★ {check.suggested} suggested)"
+        self.query_one("#mock-hint", Static).update(
+            f"{covered}n next question · 0–5 count it as a normal review too{suggested}"
+        )
+
+    def action_tick(self, index: int) -> None:
+        if self.mock.toggle_point(index) and self.mock.check is not None:
+            show_ticks(self.query_one(KeyPointList), self.mock.check)
+            self._hint()
+
+    def action_recognised(self) -> None:
+        if self.mock.toggle_recognised() and self.mock.check is not None:
+            show_ticks(self.query_one(KeyPointList), self.mock.check)
+
+    @on(KeyPointList.Toggled)
+    def _point_clicked(self, event: KeyPointList.Toggled) -> None:
+        self.action_tick(event.index)
+
+    def action_count(self, quality: int) -> None:
+        """Count this question as a normal graded review, then go on."""
+        if not self.revealed:
+            return
+        try:
+            self.mock.count_as_review(quality)
+        except InfracardsError as error:
+            self.notify(f"Not counted: {error}", severity="error", timeout=8)
+            return
+        self.action_next()
+
+    def action_next(self) -> None:
+        if not self.revealed:
+            return
+        try:
+            self.mock.next()
+        except InfracardsError as error:
+            self.notify(f"Not saved: {error}", severity="error", timeout=10)
+            return
+        self.show_question()
+
+    def action_leave(self) -> None:
+        """End early: the questions answered so far make the report."""
+        self.finish()
+
+    def finish(self) -> None:
+        try:
+            report = self.mock.finish()
+        except InfracardsError as error:
+            self.notify(f"The interview's end was not saved: {error}", severity="error")
+            report = self.mock.report()
+        if not report.questions:
+            self.dismiss()
+            return
+        self.app.switch_screen(MockReportScreen(self.context, report))
+
+    def on_answers_opened(self, _message: AnswersOpened) -> None:
+        """A sealed question's answer and checklist appear once its deck is unlocked."""
+        if self.card is not None and self.revealed:
+            self.prepared = None
+            self.mock.reopen_check()
+            self.show_answer()
+        self.refresh_bindings()
+
+
+class MockReportScreen(Screen[None]):
+    """The end of a mock interview: per question, the score, the weakest topics, the misses."""
+
+    BINDINGS = [
+        Binding("t", "add_missed", "Add missed to today", id="add-missed"),
+        Binding("s", "stats", "Statistics", id="stats"),
+        Binding("enter,escape,q", "close", "Back", id="close"),
+    ]
+
+    def __init__(self, context: AppContext, report: MockReport) -> None:
+        super().__init__()
+        self.context = context
+        self.report = report
+        self.added = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Mock interview report", id="summary-title")
+        yield Static(mock_report_text(self.report), id="summary-body")
+        yield Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "add_missed":
+            return bool(self.report.missed) and not self.added
+        return True
+
+    def action_add_missed(self) -> None:
+        """One key: the missed cards go into today's review (due today, schedule kept)."""
+        try:
+            moved = add_missed_to_today(
+                self.context.engine, report=self.report, now=self.context.clock()
+            )
+        except InfracardsError as error:
+            self.notify(f"Nothing changed: {error}", severity="error", timeout=8)
+            return
+        self.added = True
+        self.refresh_bindings()
+        cards = ", ".join(self.report.missed)
+        self.notify(
+            f"In today's review: {cards}"
+            + ("" if moved == len(self.report.missed) else " (some were due already)"),
+            timeout=5,
+        )
+
+    async def action_stats(self) -> None:
+        self.dismiss()
+        await self.app.run_action("app.stats")
+
+    def action_close(self) -> None:
+        self.dismiss()

@@ -1,0 +1,129 @@
+"""The mock interview and the key-point checklist in the real app (Pilot, real store), the
+clock driven by a fake time source: no sleeps."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+from textual.widgets import Static, TextArea
+
+from infracards.paths import database_path
+from infracards.tui.app import InfracardsApp, MockOptions
+from infracards.tui.context import AppContext
+from infracards.tui.screens.home import HomeScreen
+from infracards.tui.screens.mock import MockReportScreen, MockScreen
+from infracards.tui.screens.review import ReviewScreen
+from infracards.tui.widgets.checklist import KeyPointList, PointLine
+from infracards.tui.widgets.grade_bar import GradeBar
+
+SIZE = (100, 32)
+
+
+class FakeTimer:
+    def __init__(self) -> None:
+        self.now = 500.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def db_rows(home: Path, sql: str) -> list[tuple[object, ...]]:
+    with closing(sqlite3.connect(database_path(home))) as db:
+        return db.execute(sql).fetchall()
+
+
+def text(app: InfracardsApp, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())
+
+
+def points(app: InfracardsApp) -> list[str]:
+    return [str(line.render()) for line in app.screen.query_one(KeyPointList).query(PointLine)]
+
+
+async def test_the_countdown_runs_out_the_learner_ticks_and_the_report_adds_misses_to_today(
+    context: AppContext, home: Path, today: date
+) -> None:
+    timer = FakeTimer()
+    options = MockOptions("sample", questions=1, minutes=2, topic="communication")
+    app = InfracardsApp(replace(context, timer=timer), start_mock=options)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MockScreen) and screen.card is not None
+        assert screen.card.card_id == "q01"
+        assert "Mock interview 1/1" in text(app, "#mock-clock") and "2:00 left" in text(
+            app, "#mock-clock"
+        )
+        await pilot.press(*"ring", "space", *"2(N-1)/N")  # typed into the notes
+        assert screen.query_one(TextArea).text == "ring 2(N-1)/N"
+        await pilot.press("a")  # a letter is typed while the clock runs, never a tick
+        assert not screen.revealed and screen.query_one(TextArea).text.endswith("/Na")
+        timer.now += 89.2
+        screen.tick()
+        assert "0:31 left" in text(app, "#mock-clock") and not screen.revealed
+        timer.now += 31
+        screen.tick()  # time is up: checklist and reference answer appear
+        await pilot.pause()
+        assert screen.revealed and "time's up" in text(app, "#mock-clock")
+        assert screen.query_one(TextArea).read_only
+        assert points(app) == ["a ☐ 等价于 Reduce-Scatter + All-Gather", "b ☐ 每卡发送 2(N-1)/N·S"]
+        await pilot.press("a")
+        await pilot.pause()
+        assert points(app)[0].startswith("a ☑") and "1 of 2 covered" in text(app, "#mock-hint")
+        await pilot.click(PointLine)  # a click on the first point unticks it again
+        await pilot.press("b")
+        assert [p[:3] for p in points(app)] == ["a ☐", "b ☑"]
+        await pilot.press("n")
+        assert isinstance(app.screen, MockReportScreen)
+        report = text(app, "#summary-body")
+        assert "Score 50% (1 of 2 key points)" in report
+        assert "q01" in report and "1/2 points" in report and "2:00 of 2:00, time up" in report
+        assert db_rows(home, "SELECT count(*) FROM review") == [(0,)]  # no schedule touched
+        assert db_rows(home, "SELECT notes, recalled, seconds_used FROM mockquestion") == [
+            ("ring 2(N-1)/Na", 0b10, 120)
+        ]
+        await pilot.press("t")  # the missed card goes into today's review
+        assert db_rows(home, "SELECT due FROM cardstate WHERE card = 1") == [(today.isoformat(),)]
+        await pilot.press("enter")
+        assert isinstance(app.screen, HomeScreen)
+
+
+async def test_a_sealed_question_has_no_checklist_and_says_so(context: AppContext) -> None:
+    timer = FakeTimer()
+    options = MockOptions("sample", questions=1, topic="pipeline")
+    app = InfracardsApp(replace(context, timer=timer), start_mock=options)
+    async with app.run_test(size=SIZE) as pilot:
+        timer.now += 42
+        await pilot.press("ctrl+r")  # on a key, before the time is up
+        message = str(app.screen.query_one("#points-title", Static).render())
+        assert "No key-point checklist" in message and "sealed" in message
+        assert "0:00" not in text(app, "#mock-clock")
+        await pilot.press("n")
+        assert "question only" in text(app, "#summary-body")
+
+
+async def test_the_review_checklist_ticks_by_key_and_click_and_enter_confirms_the_suggestion(
+    app: InfracardsApp, home: Path
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r", "space")
+        assert isinstance(app.screen, ReviewScreen)
+        bar = app.screen.query_one(GradeBar)
+        assert bar.suggested == 0  # nothing ticked yet
+        await pilot.press("b")
+        assert bar.suggested == 4 and [p[:3] for p in points(app)] == ["a ☐", "b ☑"]
+        await pilot.click(PointLine)  # point a, with the mouse
+        assert bar.suggested == 5
+        hint = str(app.screen.query_one("#points-hint", Static).render())
+        assert "2 of 2 said → suggested grade 5" in hint
+        await pilot.press("enter")
+        assert db_rows(home, "SELECT grade, points, recalled FROM review") == [(5, 2, 0b11)]
+        # q03 is sealed and the deck locked: question-only, and the screen says so.
+        await pilot.press("space", "5", "space")
+        message = str(app.screen.query_one("#points-title", Static).render())
+        assert "No key-point checklist" in message
+        await pilot.press("a")  # nothing to tick
+        assert bar.suggested is None
