@@ -36,6 +36,7 @@ except ImportError:  # PyYAML built without libyaml: same events, from its pure-
 
 from infracards.errors import DeckError
 from infracards.files import MAX_DECK_BYTES, file_digest, read_deck_bytes
+from infracards.terminal_text import echo, quoted
 
 DECK_FORMAT = "infracards-deck/v1"
 MAX_CARDS = 250_000
@@ -130,7 +131,7 @@ def compose_yaml(data: bytes, *, path: Path) -> Any:
     of every key and item); scalars as ``str``, or ``int`` for a plain decimal integer.
     """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise DeckError(f"{path}:1: the file is UTF-16; save it as UTF-8")
+        raise DeckError(f"{echo(path)}:1: the file is UTF-16; save it as UTF-8")
     try:
         return _Composer(path, _event_source(data)).document()
     except yaml.MarkedYAMLError as error:
@@ -141,11 +142,11 @@ def compose_yaml(data: bytes, *, path: Path) -> Any:
             # libyaml 0.2.6+ (PyYAML 6.0.4) refuses deep nesting in its scanner, before the
             # composer sees the events: the learner gets the same message either way.
             problem = _TOO_DEEP
-        raise DeckError(f"{path}:{line}: {problem}") from None
+        raise DeckError(f"{echo(path)}:{line}: {echo(problem)}") from None
     except yaml.reader.ReaderError as error:
         raise _reader_error(data, error, path) from None
     except yaml.YAMLError as error:
-        raise DeckError(f"{path}: {error}") from None
+        raise DeckError(f"{echo(path)}: {echo(error)}") from None
 
 
 def _event_source(data: bytes) -> Callable[[], Event]:
@@ -163,11 +164,11 @@ def _reader_error(data: bytes, error: yaml.reader.ReaderError, path: Path) -> De
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as bad:
         line = data[: bad.start].count(b"\n") + 1
-        return DeckError(f"{path}:{line}: invalid UTF-8 (byte {bad.start})")
+        return DeckError(f"{echo(path)}:{line}: invalid UTF-8 (byte {bad.start})")
     # libyaml counts bytes into the file, PyYAML characters into the text.
     before = data[: error.position] if _CParser is not None else text[: error.position]
     line = before.count(b"\n" if _CParser is not None else "\n") + 1
-    return DeckError(f"{path}:{line}: character #x{error.character:04x} is not allowed")
+    return DeckError(f"{echo(path)}:{line}: character #x{error.character:04x} is not allowed")
 
 
 def _plain_scalar(event: ScalarEvent) -> str | int:
@@ -214,11 +215,11 @@ class _Composer:
     """
 
     def __init__(self, path: Path, next_event: Callable[[], Event]) -> None:
-        self._path = path
+        self._where = echo(path)
         self._next = next_event
 
     def _fail(self, line: int, message: str) -> DeckError:
-        return DeckError(f"{self._path}:{line}: {message}")
+        return DeckError(f"{self._where}:{line}: {message}")
 
     def document(self) -> Any:
         self._next()  # StreamStartEvent
@@ -241,7 +242,9 @@ class _Composer:
         if kind is AliasEvent or event.anchor is not None:
             raise self._fail(line, "anchors and aliases are not allowed in a deck")
         if event.tag is not None:
-            raise self._fail(line, f"YAML tags such as {event.tag!r} are not allowed in a deck")
+            raise self._fail(
+                line, f"YAML tags such as {quoted(event.tag)} are not allowed in a deck"
+            )
         if kind is ScalarEvent:
             return _plain_scalar(event)
         if kind is MappingStartEvent:
@@ -260,7 +263,7 @@ class _Composer:
             name: str = key.value
             if name in mapping:
                 first = key_lines[name]
-                raise self._fail(key_line, f"duplicate key {name!r} (first on line {first})")
+                raise self._fail(key_line, f"duplicate key {quoted(name)} (first on line {first})")
             value = next_event()
             key_lines[name] = key_line
             value_lines[name] = value.start_mark.line + 1
@@ -289,9 +292,10 @@ class _DeckReader:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.where = echo(path)
 
     def fail(self, line: int, field: str, message: str) -> DeckError:
-        return DeckError(f"{self.path}:{line}: {field}: {message}")
+        return DeckError(f"{self.where}:{line}: {field}: {message}")
 
     def mapping(
         self, value: Any, line: int, field: str, allowed: set[str], required: set[str]
@@ -316,7 +320,7 @@ class _DeckReader:
         if _CONTROL.search(value):
             raise self.fail(line, field, "contains control characters (such as ESC)")
         if pattern is not None and not pattern.fullmatch(value):
-            raise self.fail(line, field, f"{value!r} must match {pattern.pattern}")
+            raise self.fail(line, field, f"{quoted(value)} must match {pattern.pattern}")
         return value
 
     def field_text(
@@ -368,7 +372,7 @@ class _DeckReader:
             raise self.fail(
                 top.value_lines["format"],
                 "format",
-                f"{deck_format!r} is not {DECK_FORMAT!r} (a newer infracards may read it)",
+                f"{quoted(deck_format)} is not {DECK_FORMAT!r} (a newer infracards may read it)",
             )
         version = self.integer(top, "version", "version")
         if version < 1:
@@ -382,7 +386,7 @@ class _DeckReader:
         if lock is None and any(card.sealed for card in cards):
             first = next(card for card in cards if card.sealed)
             raise DeckError(
-                f"{self.path}:{first.line}: cards[{first.card_id}].sealed: "
+                f"{self.where}:{first.line}: cards[{first.card_id}].sealed: "
                 "the deck has no lock header"
             )
         return Deck(
@@ -455,4 +459,4 @@ def _unknown_field(unknown: Iterable[object], allowed: set[str]) -> str:
     name = sorted(map(str, unknown))[0]
     close = get_close_matches(name, sorted(allowed), n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"expected {', '.join(sorted(allowed))}"
-    return f"unknown field {name!r} ({hint})"
+    return f"unknown field {quoted(name)} ({hint})"

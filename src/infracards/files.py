@@ -1,50 +1,197 @@
-"""Bounded reads of the files a learner hands us, and their digests.
+"""Files a learner or publisher hands us, read with bounds and written safely; their digests.
 
 Apart from ``deck`` (and its YAML parser): a start checks that the shipped deck is unchanged
 by its digest alone, without importing PyYAML.
+
+Reads take regular files only, opened without blocking (a FIFO or a device swapped in for the
+file cannot hang us) and checked on the opened descriptor, at most a stated size (read limit+1,
+so a file that grows is caught too). Writes go through an unpredictable temporary file created
+exclusively in the target's folder, then replace the target in one rename: a planted symbolic
+link or a device node is never written through, and a failure leaves the target as it was.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import os
 import stat
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
-from infracards.errors import DeckError
+from infracards.errors import DeckError, InfracardsError
+from infracards.terminal_text import echo
 
 MAX_DECK_BYTES = 512 << 20
 """100,000 cards with 1.5k-character Chinese answers take about 240 MB; twice that leaves room."""
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_NOCTTY = getattr(os, "O_NOCTTY", 0)
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISLNK, "a symbolic link"),
+)
+_REASONS = {
+    errno.ENOSPC: "no space is left on the device",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.ENAMETOOLONG: "the file name is too long",
+    errno.ENOTDIR: "a part of the path is not a folder",
+    errno.ENOENT: "the folder does not exist",
+    errno.ELOOP: "it is a symbolic link, which infracards does not follow here",
+    errno.EISDIR: "it is a folder",
+}
 
 
 def file_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read_deck_bytes(path: Path, *, max_bytes: int = MAX_DECK_BYTES) -> bytes:
-    """Read a regular file of bounded size (a FIFO or /dev/zero must not hang or exhaust us)."""
+def kind_of(mode: int) -> str:
+    """What a file that is not a regular one is, in words."""
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def reason(error: OSError) -> str:
+    """An OSError's cause as the learner should read it."""
+    return _REASONS.get(error.errno or 0, error.strerror or str(error))
+
+
+def read_regular_file(
+    path: Path,
+    *,
+    max_bytes: int,
+    what: str = "deck file",
+    error: type[InfracardsError] = DeckError,
+    follow_symlinks: bool = True,
+) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes``, or ``error`` saying why not.
+
+    A FIFO, a device (``/dev/zero``) or a huge sparse file is refused before it is read.
+    """
+    where = echo(path)
+    flags = os.O_RDONLY | _O_NONBLOCK | _O_NOCTTY | (0 if follow_symlinks else _O_NOFOLLOW)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(path, flags)
     except FileNotFoundError:
-        raise DeckError(f"{path}: no such file") from None
-    except OSError as error:
-        raise DeckError(f"{path}: cannot open ({error.strerror})") from None
+        raise error(f"{where}: no such file") from None
+    except OSError as problem:
+        if problem.errno == errno.ELOOP and not follow_symlinks:
+            raise error(
+                f"{where} is a symbolic link, which infracards does not follow for a {what}; "
+                "put the file itself there"
+            ) from None
+        raise error(f"{where}: cannot open ({reason(problem)})") from None
+    except ValueError:  # a NUL character in the path
+        raise error(f"{where}: no such file (the path holds a NUL character)") from None
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
-            raise DeckError(f"{path}: not a regular file")
+            raise error(f"{where} is {kind_of(status.st_mode)}, not a regular file")
         if status.st_size > max_bytes:
-            raise _too_large(path, max_bytes)
+            raise _too_large(where, what, max_bytes, error)
         with os.fdopen(fd, "rb", closefd=False) as handle:
             data = handle.read(max_bytes + 1)
-    except OSError as error:
-        raise DeckError(f"{path}: cannot read ({error.strerror})") from None
+    except OSError as problem:
+        raise error(f"{where}: cannot read ({reason(problem)})") from None
     finally:
         os.close(fd)
     if len(data) > max_bytes:  # it grew while we read it
-        raise _too_large(path, max_bytes)
+        raise _too_large(where, what, max_bytes, error)
     return data
 
 
-def _too_large(path: Path, max_bytes: int) -> DeckError:
-    return DeckError(f"{path}: larger than the {max_bytes >> 20} MiB limit for a deck file")
+def read_deck_bytes(path: Path, *, max_bytes: int = MAX_DECK_BYTES) -> bytes:
+    """A deck file's bytes (see ``read_regular_file``)."""
+    return read_regular_file(path, max_bytes=max_bytes)
+
+
+def _too_large(
+    where: str, what: str, max_bytes: int, error: type[InfracardsError]
+) -> InfracardsError:
+    size = f"{max_bytes >> 20} MiB" if max_bytes >= 1 << 20 else f"{max_bytes}-byte"
+    return error(f"{where}: larger than the {size} limit for a {what}")
+
+
+def write_atomically(
+    path: Path,
+    write: Callable[[IO[str]], object],
+    *,
+    mode: int | None = None,
+    stream_hint: str = "",
+) -> None:
+    """Write a text file through a temporary file and one rename; never through a link.
+
+    The target must be absent or a regular file: a symbolic link, a FIFO or a device is
+    refused (``stream_hint`` says how to write to a stream instead). The new file keeps the
+    mode of the one it replaces, else gets ``mode``, else what the umask gives.
+    """
+    where = echo(path)
+    try:
+        existing: os.stat_result | None = os.lstat(path)
+    except FileNotFoundError:
+        existing = None
+    except ValueError:
+        raise InfracardsError(f"cannot write {where}: the path holds a NUL character") from None
+    except OSError as problem:
+        raise InfracardsError(f"cannot write {where}: {reason(problem)}") from None
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        kind = kind_of(existing.st_mode)
+        raise InfracardsError(
+            f"cannot write {where}: it is {kind}, not a regular file, and infracards replaces "
+            f"only regular files{'; ' + stream_hint if stream_hint else ''}"
+        )
+    folder = path.parent
+    try:
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name[:64]}.", suffix=".tmp")
+    except OSError as problem:
+        raise InfracardsError(
+            f"cannot write {where}: cannot create a file in the folder {echo(folder)} "
+            f"({reason(problem)})"
+        ) from None
+    try:
+        os.fchmod(fd, stat.S_IMODE(existing.st_mode) if existing else mode or _umask_mode())
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
+            write(out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except OSError as problem:
+        _remove(temporary)
+        raise InfracardsError(f"cannot write {where}: {reason(problem)}; it is unchanged") from None
+    except BaseException:
+        _remove(temporary)
+        raise
+    _fsync_folder(folder)
+
+
+def _umask_mode() -> int:
+    """The mode ``open()`` would give a new file."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _remove(temporary: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(temporary)
+
+
+def _fsync_folder(folder: Path) -> None:
+    # The rename already happened; some file systems (and Windows) refuse to fsync a folder.
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from infracards.cli.common import path_argument, text_argument
 from infracards.errors import InfracardsError
+from infracards.terminal_text import echo
 
 if TYPE_CHECKING:
     from infracards.cli.common import Commands
@@ -19,24 +21,34 @@ def register(commands: Commands) -> None:
         title="publish commands", metavar="COMMAND", required=True
     )
     secret = publish_commands.add_parser("secret", help="create a publisher secret file (0600)")
-    secret.add_argument("path", type=Path, metavar="PATH")
+    secret.add_argument("path", type=path_argument, metavar="PATH")
     secret.set_defaults(handler=run_publish_secret)
     issue = publish_commands.add_parser("issue", help="issue card keys for buyers")
-    issue.add_argument("source", type=Path, metavar="SOURCE", help="publisher source folder")
+    issue.add_argument(
+        "source", type=path_argument, metavar="SOURCE", help="publisher source folder"
+    )
     issue.add_argument("-n", "--count", type=int, default=1, help="how many keys (default 1)")
-    issue.add_argument("--secret", type=Path, help="publisher secret file")
-    issue.add_argument("--csv", type=Path, help="also write kid,card_key rows to this file")
+    issue.add_argument("--secret", type=path_argument, help="publisher secret file")
+    issue.add_argument(
+        "--csv", type=path_argument, help="also write kid,card_key rows to this file"
+    )
     issue.add_argument("--test-params", action="store_true", help="cheap KDF, for tests only")
     issue.set_defaults(handler=run_publish_issue)
     revoke = publish_commands.add_parser("revoke", help="revoke a key id from the next release on")
-    revoke.add_argument("source", type=Path, metavar="SOURCE", help="publisher source folder")
-    revoke.add_argument("kid", metavar="KID", help="key id: the first 4 symbols of the card key")
+    revoke.add_argument(
+        "source", type=path_argument, metavar="SOURCE", help="publisher source folder"
+    )
+    revoke.add_argument(
+        "kid", type=text_argument, metavar="KID", help="key id: the first 4 symbols of the card key"
+    )
     revoke.set_defaults(handler=run_publish_revoke)
     seal = publish_commands.add_parser("seal", help="seal the source into the shipped deck")
-    seal.add_argument("source", type=Path, metavar="SOURCE", help="publisher source folder")
-    seal.add_argument("--secret", type=Path, help="publisher secret file")
     seal.add_argument(
-        "--out", type=Path, default=Path("deck"), help="output folder (default deck/)"
+        "source", type=path_argument, metavar="SOURCE", help="publisher source folder"
+    )
+    seal.add_argument("--secret", type=path_argument, help="publisher secret file")
+    seal.add_argument(
+        "--out", type=path_argument, default=Path("deck"), help="output folder (default deck/)"
     )
     seal.set_defaults(handler=run_publish_seal)
 
@@ -45,7 +57,7 @@ def run_publish_secret(args: argparse.Namespace) -> int:
     from infracards.services.publish import create_secret
 
     create_secret(args.path)
-    print(f"Created {args.path} (mode 0600). Keep it outside the repository and back it up.")
+    print(f"Created {echo(args.path)} (mode 0600). Keep it outside the repository and back it up.")
     return 0
 
 
@@ -59,7 +71,10 @@ def run_publish_issue(args: argparse.Namespace) -> int:
     )
     rows = [f"{key.license_key[:4]},{key.license_key}" for key in issued]
     if args.csv is not None:
-        args.csv.write_text("kid,card_key\n" + "\n".join(rows) + "\n", encoding="utf-8")
+        from infracards.files import write_atomically
+
+        table = "kid,card_key\n" + "\n".join(rows) + "\n"
+        write_atomically(args.csv, lambda out: out.write(table), mode=0o600)  # card keys
     for key in issued:
         print(key.license_key)
     print(f"Issued {len(issued)} card keys; seal a release for them to work.", file=sys.stderr)
@@ -81,5 +96,6 @@ def run_publish_seal(args: argparse.Namespace) -> int:
     from infracards.services.publish import read_secret, seal_source
 
     path = seal_source(args.source, secret=read_secret(args.secret), out_dir=args.out)
-    print(f"Sealed {path} and {path.with_name(path.stem + '.keyslots.json').name}.")
+    slots = path.with_name(path.stem + ".keyslots.json").name
+    print(f"Sealed {echo(path)} and {echo(slots)}.")
     return 0

@@ -6,9 +6,10 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from infracards.cli.common import launch_app, open_home, print_json
+from infracards.cli.common import launch_app, open_home, print_json, text_argument
 from infracards.paths import home
 from infracards.records import PREF_KEYS
+from infracards.terminal_text import echo
 
 if TYPE_CHECKING:
     from infracards.cli.common import Commands
@@ -16,7 +17,9 @@ if TYPE_CHECKING:
 
 def register(commands: Commands) -> None:
     review = commands.add_parser("review", help="start reviewing today's cards in the app")
-    review.add_argument("--deck", default="module03", help="deck id (default: module03)")
+    review.add_argument(
+        "--deck", type=text_argument, default="module03", help="deck id (default: module03)"
+    )
     review.set_defaults(handler=run_review)
 
     status = commands.add_parser(
@@ -26,8 +29,10 @@ def register(commands: Commands) -> None:
     status.set_defaults(handler=run_status)
 
     show = commands.add_parser("show", help="print a card's prompt and answer as Markdown")
-    show.add_argument("card_id", metavar="CARD_ID", help="card id such as q05")
-    show.add_argument("--deck", help="deck id, when several decks have this card id")
+    show.add_argument("card_id", type=text_argument, metavar="CARD_ID", help="card id such as q05")
+    show.add_argument(
+        "--deck", type=text_argument, help="deck id, when several decks have this card id"
+    )
     show.set_defaults(handler=run_show)
 
     config = commands.add_parser(
@@ -36,8 +41,10 @@ def register(commands: Commands) -> None:
         description="Settings: new-per-day (default 10), rollover-hour (0-23, default 4), "
         "study-locked (yes/no, default yes: study sealed cards question-only).",
     )
-    config.add_argument("key", nargs="?", choices=sorted(PREF_KEYS.values()), metavar="KEY")
-    config.add_argument("value", nargs="?", metavar="VALUE")
+    config.add_argument(
+        "key", nargs="?", type=text_argument, choices=sorted(PREF_KEYS.values()), metavar="KEY"
+    )
+    config.add_argument("value", nargs="?", type=text_argument, metavar="VALUE")
     config.set_defaults(handler=run_config)
 
 
@@ -84,7 +91,7 @@ def run_status(args: argparse.Namespace) -> int:
     print(f"Study day {overview.today.isoformat()}")
     for s in overview.decks:
         print(
-            f"{s.deck_id}  {s.title}  v{s.version}\n"
+            f"{echo(s.deck_id)}  {echo(s.title)}  v{s.version}\n"
             f"  cards {s.total} · new {s.new} ({s.new_today} today) · due today {s.due}"
             f" · sealed {s.locked}"
             f" ({keys.get(s.deck_id, 'free')})"
@@ -101,7 +108,7 @@ def run_show(args: argparse.Namespace) -> int:
     answer, notices = open_answer(engine, home(), card)
     for notice in notices:
         print(f"infracards: {notice}", file=sys.stderr)
-    print(f"# {card.card_id} · {' '.join(card.tags)}\n\n{card.prompt}\n")
+    print(f"# {echo(card.card_id)} · {echo(' '.join(card.tags))}\n\n{card.prompt}\n")
     if answer is None:
         print(
             "🔒 The answer is sealed: unlock it with `infracards unlock` and your card key (卡密)."

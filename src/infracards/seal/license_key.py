@@ -93,7 +93,7 @@ def parse_license_key(text: str) -> LicenseKey:
         raise KeyFormatError(
             f"card key has {len(values)} symbols; it needs {KEY_SYMBOLS} (6 groups of 5)"
         )
-    if _check_values(values[:-2]) != tuple(values[-2:]):
+    if not check_symbols_match(values):
         raise KeyFormatError(_typo_message(values))
     symbols = "".join(ALPHABET[v] for v in values)
     secret = _symbols_to_int(symbols[KID_SYMBOLS:-2]).to_bytes(SECRET_BYTES, "big")
@@ -144,21 +144,26 @@ def _mul_alpha(value: int, power: int) -> int:
     return 0 if value == 0 else _EXP[(_LOG[value] + power) % 31]
 
 
-def _is_valid(values: list[int]) -> bool:
-    return _check_values(values[:-2]) == tuple(values[-2:])
+def check_symbols_match(values: list[int]) -> bool:
+    """Whether 30 symbol values form a card key (its two check symbols match the rest)."""
+    return len(values) == KEY_SYMBOLS and _check_values(values[:-2]) == tuple(values[-2:])
 
 
 def _typo_message(values: list[int]) -> str:
     """Name the symbol(s) whose change or swap would make the key valid, when few do."""
     hints = []
     for i in range(KEY_SYMBOLS):
-        if any(_is_valid([*values[:i], v, *values[i + 1 :]]) for v in range(32) if v != values[i]):
+        if any(
+            check_symbols_match([*values[:i], v, *values[i + 1 :]])
+            for v in range(32)
+            if v != values[i]
+        ):
             hints.append(
                 f"symbol {i + 1} ({_ORDINALS[i % _GROUP]} of group {i // _GROUP + 1}) looks wrong"
             )
     for i in range(KEY_SYMBOLS - 1):
         swapped = [*values[:i], values[i + 1], values[i], *values[i + 2 :]]
-        if values[i] != values[i + 1] and _is_valid(swapped):
+        if values[i] != values[i + 1] and check_symbols_match(swapped):
             hints.append(f"symbols {i + 1} and {i + 2} look swapped")
     if 0 < len(hints) <= 3:
         return f"card key has a typo: {', or '.join(hints)}; check it against your card"

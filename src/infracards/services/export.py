@@ -21,6 +21,7 @@ from sqlmodel import Session
 
 from infracards import __version__
 from infracards.errors import InfracardsError, ProgressError
+from infracards.files import read_regular_file
 from infracards.scheduler import SM2State, replay, study_day
 from infracards.services.library import require_deck
 from infracards.store.db import transaction
@@ -36,8 +37,11 @@ from infracards.store.progress import (
     store_replay,
 )
 from infracards.store.queries import load_prefs
+from infracards.terminal_text import echo, json_safe, quoted, terminal_safe
 
 PROGRESS_FORMAT = "infracards-progress/v1"
+MAX_PROGRESS_BYTES = 512 << 20
+"""An export of 1,000,000 reviews over 100,000 cards is about 360 MB."""
 CHUNK = 5000
 """Rows fetched per round trip while streaming reviews."""
 
@@ -102,7 +106,7 @@ def review_entry(row: Any) -> dict[str, Any]:
 def _decks(session: Session, deck_id: str | None) -> list[tuple[str, str, int]]:
     decks = deck_headers(session, deck_id=deck_id)
     if deck_id is not None and not decks:
-        raise InfracardsError(f"no deck {deck_id!r} is loaded; see `infracards deck list`")
+        raise InfracardsError(f"no deck {quoted(deck_id)} is loaded; see `infracards deck list`")
     return decks
 
 
@@ -143,8 +147,16 @@ def write_json(
     deck_id: str | None = None,
     since: date | None = None,
 ) -> None:
-    """Write the full progress document, streaming the review log."""
-    dumps = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+    """Write the full progress document, streaming the review log.
+
+    Every value goes through ``json_safe``: text that reached the store with control
+    characters in it is written as ``\\uXXXX`` escapes, the same JSON, safe on a terminal.
+    """
+    encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+
+    def dumps(value: object) -> str:
+        return json_safe(encode(value))
+
     header = {
         "format": PROGRESS_FORMAT,
         "app_version": __version__,
@@ -176,12 +188,17 @@ def write_csv(
     _decks(session, deck_id)
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
+    shown: dict[str, str] = {}  # ids as written: made safe once each, not once per review
     for row in review_rows(session, deck_id=deck_id, since=since):
         deck, card_id, at, day, grade, drill, duration = row[:7]
+        if deck not in shown:
+            shown[deck] = terminal_safe(deck, one_line=True)
+        if card_id not in shown:
+            shown[card_id] = terminal_safe(card_id, one_line=True)
         writer.writerow(
             (
-                deck,
-                card_id,
+                shown[deck],
+                shown[card_id],
                 _stored_time(at),
                 day,
                 grade,
@@ -218,7 +235,7 @@ def _fail(where: str, problem: str) -> ProgressError:
 
 def _field(mapping: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
     if not isinstance(mapping, dict) or key not in mapping:
-        raise _fail(where, f"missing {key!r}")
+        raise _fail(where, f"missing {quoted(key)}")
     value = mapping[key]
     if isinstance(value, bool) and kind is not bool:
         raise _fail(f"{where}.{key}", "expected a number, got true/false")
@@ -231,7 +248,7 @@ def _parse_time(text: str, where: str) -> datetime:
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise _fail(where, f"{text!r} is not an ISO time") from None
+        raise _fail(where, f"{quoted(text)} is not an ISO time") from None
     if moment.utcoffset() is None:
         raise _fail(where, "times must carry a UTC offset")
     return moment.astimezone(UTC)
@@ -241,7 +258,7 @@ def _parse_day(text: str, where: str) -> date:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise _fail(where, f"{text!r} is not an ISO date") from None
+        raise _fail(where, f"{quoted(text)} is not an ISO date") from None
 
 
 def parse_document(data: bytes, *, source: str) -> dict[str, Any]:
@@ -249,16 +266,27 @@ def parse_document(data: bytes, *, source: str) -> dict[str, Any]:
     try:
         document = json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise _fail(source, f"not a JSON progress document ({error})") from None
+        raise _fail(source, f"not a JSON progress document ({echo(error)})") from None
+    except MemoryError:
+        raise _fail(source, "too large to read in the memory this machine has free") from None
     fmt = _field(document, "format", str, source)
     if fmt != PROGRESS_FORMAT:
         if fmt.startswith("infracards-progress/"):
             raise _fail(
-                source, f"format {fmt} needs a newer infracards (this one reads {PROGRESS_FORMAT})"
+                source,
+                f"format {echo(fmt)} needs a newer infracards (this one reads {PROGRESS_FORMAT})",
             )
-        raise _fail(source, f"format {fmt!r} is not an infracards progress export")
+        raise _fail(source, f"format {quoted(fmt)} is not an infracards progress export")
     _field(document, "decks", list, source)
     return document
+
+
+def _listed(ids: list[str], *, shown: int = 8) -> str:
+    """Deck ids from a file, as a message lists them: a few, each cut short."""
+    if not ids:
+        return "none"
+    more = f", … ({len(ids) - shown} more)" if len(ids) > shown else ""
+    return ", ".join(echo(deck_id, limit=40) for deck_id in ids[:shown]) + more
 
 
 def _reject_constant(name: str) -> None:
@@ -281,9 +309,7 @@ def import_document(
         _field(deck, "id", str, f"{source}: decks[{n}]") for n, deck in enumerate(document["decks"])
     ]
     if only_deck is not None and only_deck not in ids:
-        raise _fail(
-            source, f"no progress for deck {only_deck!r} (it has {', '.join(ids) or 'none'})"
-        )
+        raise _fail(source, f"no progress for deck {quoted(only_deck)} (it has {_listed(ids)})")
     for d_index, (deck, deck_id) in enumerate(zip(document["decks"], ids, strict=True)):
         if only_deck is not None and deck_id != only_deck:
             continue
@@ -291,7 +317,7 @@ def import_document(
         if not is_loaded(session, deck_id=deck_id):
             raise _fail(
                 where,
-                f"deck {deck_id!r} is not loaded here; run `infracards deck add` first,"
+                f"deck {quoted(deck_id)} is not loaded here; run `infracards deck add` first,"
                 " or import the other decks alone with --deck",
             )
         decks.append(deck_id)
@@ -299,7 +325,9 @@ def import_document(
         for c_index, card in enumerate(_field(deck, "cards", list, where)):
             card_id = _field(card, "card_id", str, f"{where}.cards[{c_index}]")
             if card_id not in cards:
-                raise _fail(f"{where}.cards[{c_index}]", f"no card {card_id!r} in deck {deck_id}")
+                raise _fail(
+                    f"{where}.cards[{c_index}]", f"no card {quoted(card_id)} in deck {deck_id}"
+                )
         existing = {
             (pk, moment.astimezone(UTC))
             for pk, moment in logged_times(session, card_pks=cards.values())
@@ -309,7 +337,7 @@ def import_document(
             at = f"{where}.reviews[{r_index}]"
             card_id = _field(entry, "card_id", str, at)
             if card_id not in cards:
-                raise _fail(at, f"no card {card_id!r} in deck {deck_id}")
+                raise _fail(at, f"no card {quoted(card_id)} in deck {deck_id}")
             pk = cards[card_id]
             moment = _parse_time(_field(entry, "reviewed_at", str, at), f"{at}.reviewed_at")
             grade = _field(entry, "grade", int, at)
@@ -380,12 +408,12 @@ def export_progress(
 
 
 def read_progress(path: Path) -> dict[str, Any]:
-    """Read and check a progress file's envelope (before any store is opened)."""
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InfracardsError(f"cannot read {path} ({error.strerror})") from None
-    return parse_document(data, source=str(path))
+    """Read and check a progress file's envelope (before any store is opened): a regular file
+    of at most ``MAX_PROGRESS_BYTES``, never a FIFO or a device."""
+    data = read_regular_file(
+        path, max_bytes=MAX_PROGRESS_BYTES, what="progress file", error=ProgressError
+    )
+    return parse_document(data, source=echo(path))
 
 
 def import_progress(

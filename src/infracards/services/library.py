@@ -23,6 +23,7 @@ from infracards.store.queries import (
     load_prefs,
     sync_deck,
 )
+from infracards.terminal_text import quoted
 
 if TYPE_CHECKING:
     from infracards.deck import Deck
@@ -99,7 +100,9 @@ def require_deck(engine: Engine, deck_id: str) -> None:
     """The check every command naming a deck makes first."""
     with transaction(engine) as session:
         if deck_id not in deck_ids(session):
-            raise InfracardsError(f"no deck {deck_id!r} is loaded; see `infracards deck list`")
+            raise InfracardsError(
+                f"no deck {quoted(deck_id)} is loaded; see `infracards deck list`"
+            )
 
 
 @dataclass(frozen=True, slots=True)

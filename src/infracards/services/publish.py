@@ -21,6 +21,7 @@ import yaml
 
 from infracards.deck import DECK_FORMAT, parse_deck
 from infracards.errors import DeckError, SealError
+from infracards.files import reason, write_atomically
 from infracards.seal import (
     PRODUCTION_KDF_PARAMS,
     TEST_KDF_PARAMS,
@@ -32,6 +33,7 @@ from infracards.seal import (
     seal_release,
 )
 from infracards.seal.license_key import parse_kid_text
+from infracards.terminal_text import echo, quoted
 
 SOURCE_FORMAT = "infracards-source/v1"
 SECRET_FORMAT = "infracards-publisher-secret/v1"
@@ -84,7 +86,9 @@ def create_secret(path: Path, *, demo: bool = False) -> None:
     except FileExistsError:
         raise SealError(f"{path} already exists; a publisher secret is never overwritten") from None
     except OSError as error:
-        raise SealError(f"cannot create {path} ({error.strerror})") from None
+        raise SealError(f"cannot create {path} ({reason(error)})") from None
+    except ValueError:
+        raise SealError(f"cannot create {path}: the path holds a NUL character") from None
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         json.dump(document, handle, indent=2)
         handle.write("\n")
@@ -120,9 +124,13 @@ def load_source(folder: Path) -> SourceDeck:
     try:
         header = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise DeckError(f"{path}: no such file (is {folder} a publisher source folder?)") from None
+        raise DeckError(
+            f"{echo(path)}: no such file (is {echo(folder)} a publisher source folder?)"
+        ) from None
+    except OSError as error:
+        raise DeckError(f"{echo(path)}: cannot read ({reason(error)})") from None
     except yaml.YAMLError as error:
-        raise DeckError(f"{path}: {error}") from None
+        raise DeckError(f"{echo(path)}: {echo(error)}") from None
     if not isinstance(header, dict) or header.get("format") != SOURCE_FORMAT:
         raise DeckError(f"{path}: expected format: {SOURCE_FORMAT}")
     free = set(header.get("free", []))
@@ -143,7 +151,9 @@ def _source_card(folder: Path, entry: dict[str, Any], *, free: bool) -> SourceCa
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise DeckError(f"{path}: the answer of {entry['id']} is missing") from None
+        raise DeckError(f"{echo(path)}: the answer of {echo(entry['id'])} is missing") from None
+    except OSError as error:
+        raise DeckError(f"{echo(path)}: cannot read ({reason(error)})") from None
     key_points, body = split_front_matter(text, path=path)
     return SourceCard(
         card_id=entry["id"],
@@ -209,15 +219,11 @@ def save_registry(folder: Path, registry: Registry) -> None:
         },
         "revoked": sorted(kid_text(k) for k in registry.revoked),
     }
-    path = registry_path(folder)
-    temporary = path.with_name(path.name + ".tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(document, handle, indent=2)
-        handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    write_atomically(
+        registry_path(folder),
+        lambda out: out.write(json.dumps(document, indent=2) + "\n"),
+        mode=0o600,  # cached KEKs: as private as the publisher secret
+    )
 
 
 def issue_keys(
@@ -249,7 +255,9 @@ def revoke_key(folder: Path, *, kid: str) -> str:
     try:
         number = parse_kid_text(kid.strip().upper())
     except ValueError:
-        raise SealError(f"{kid!r} is not a key id (the first 4 symbols of a card key)") from None
+        raise SealError(
+            f"{quoted(kid)} is not a key id (the first 4 symbols of a card key)"
+        ) from None
     if number not in registry.keks:
         raise SealError(f"key id {kid_text(number)} was never issued for {deck.deck_id}")
     registry.revoked.add(number)
@@ -298,9 +306,9 @@ def seal_source(folder: Path, *, secret: bytes, out_dir: Path, test_params: bool
     out_dir.mkdir(parents=True, exist_ok=True)
     deck_path = out_dir / f"{deck.deck_id}.yaml"
     parse_deck(text.encode("utf-8"), path=deck_path)  # what we ship must pass our own loader
-    deck_path.write_text(text, encoding="utf-8")
+    write_atomically(deck_path, lambda out: out.write(text))
     slots = json.dumps(release.keyslots, sort_keys=True, indent=1) + "\n"
-    (out_dir / f"{deck.deck_id}.keyslots.json").write_text(slots, encoding="utf-8")
+    write_atomically(out_dir / f"{deck.deck_id}.keyslots.json", lambda out: out.write(slots))
     return deck_path
 
 

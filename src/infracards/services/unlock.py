@@ -27,6 +27,7 @@ from infracards.seal import (
 from infracards.seal.encoding import decode_b64
 from infracards.store.db import transaction
 from infracards.store.queries import deck_lock, sealed_cards, sealed_decks
+from infracards.terminal_text import quoted
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +47,9 @@ def _stored_lock(engine: Engine, deck_id: str) -> tuple[int, str, str]:
         try:
             release, lock_json, slots_json = deck_lock(session, deck_id=deck_id)
         except LookupError:
-            raise SealError(f"no deck {deck_id!r} is loaded; see `infracards deck list`") from None
+            raise SealError(
+                f"no deck {quoted(deck_id)} is loaded; see `infracards deck list`"
+            ) from None
     if lock_json is None or slots_json is None:
         raise SealError(f"deck {deck_id} has no sealed answers; nothing to unlock")
     return release, lock_json, slots_json

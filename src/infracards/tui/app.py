@@ -23,6 +23,7 @@ from infracards.tui.line_breaks import enable_cjk_line_breaks
 from infracards.tui.messages import AnswersOpened, UnlockRequested
 from infracards.tui.screens.home import HomeScreen
 from infracards.tui.screens.review import ReviewScreen
+from infracards.tui.text import notice
 
 if TYPE_CHECKING:
     from infracards.services.unlock import OpenedRelease
@@ -159,7 +160,7 @@ class InfracardsApp(App[None]):
     @on(UnlockRequested)
     def _unlock_requested(self, message: UnlockRequested) -> None:
         if self.context.answers.is_unlocked(message.deck_id):
-            self.notify(f"{message.deck_id} is already unlocked.")
+            self.notify(notice(f"{message.deck_id} is already unlocked."), markup=False)
             return
         from infracards.tui.dialogs.unlock import UnlockDialog
 
@@ -168,7 +169,8 @@ class InfracardsApp(App[None]):
     def _unlocked(self, opened: OpenedRelease | None) -> None:
         if opened is None:
             return
-        self.notify(f"Unlocked {opened.deck_id} v{opened.release}: every sealed answer opens now.")
+        unlocked = f"Unlocked {opened.deck_id} v{opened.release}: every sealed answer opens now."
+        self.notify(notice(unlocked), markup=False)
         self._answers_opened([opened], [])
 
     @work(thread=True, exclusive=True, group="saved-keys")
@@ -182,8 +184,8 @@ class InfracardsApp(App[None]):
     def _answers_opened(self, opened: list[OpenedRelease], notices: list[str]) -> None:
         for release in opened:
             self.context.answers.add(release)
-        for notice in notices:
-            self.notify(notice, severity="warning", timeout=10)
+        for text in notices:
+            self.notify(notice(text), severity="warning", timeout=10, markup=False)
         if opened:
             for screen in self.screen_stack:
                 screen.post_message(AnswersOpened())

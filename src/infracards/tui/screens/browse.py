@@ -17,9 +17,11 @@ from infracards.errors import InfracardsError
 from infracards.records import BrowseRow, CardRecord
 from infracards.store.db import transaction
 from infracards.store.queries import browse_rows, cards_whose_answer_has, load_card
+from infracards.terminal_text import terminal_safe
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.screens.card import CardScreen
+from infracards.tui.text import cell
 
 PAGE_ROWS = 200
 ANSWER_SEARCH_DELAY = 0.3
@@ -30,7 +32,7 @@ TAGS_CELLS = 14
 
 def clipped(value: str, cells: int) -> Text:
     """Literal text cut to a number of terminal cells (a CJK character takes two)."""
-    text = Text(value, no_wrap=True)
+    text = Text(terminal_safe(value, one_line=True), no_wrap=True)
     text.truncate(cells, overflow="ellipsis")
     return text
 
@@ -172,7 +174,7 @@ class BrowseScreen(Screen[None]):
                 else "open"
             )
             table.add_row(
-                row.card_id,
+                cell(row.card_id),
                 clipped(row.prompt, PROMPT_CELLS),
                 clipped(" ".join(row.tags), TAGS_CELLS),
                 f"{row.easiness:.2f}",

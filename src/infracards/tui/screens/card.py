@@ -11,6 +11,7 @@ from infracards.store.db import transaction
 from infracards.store.queries import card_history, load_card
 from infracards.tui.context import AppContext, prepare
 from infracards.tui.messages import AnswersOpened, UnlockRequested
+from infracards.tui.text import notice
 from infracards.tui.widgets.card_view import CardView
 
 
@@ -66,7 +67,7 @@ class CardScreen(Screen[None]):
                 "yes" if entry.drill else "",
                 f"{entry.interval_after}d",
             )
-        self.sub_title = f"{card.deck_id} · {len(history)} reviews"
+        self.sub_title = f"{notice(card.deck_id)} · {len(history)} reviews"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return self.locked if action == "unlock" else True

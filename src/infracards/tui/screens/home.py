@@ -12,6 +12,7 @@ from infracards.store.db import transaction
 from infracards.store.queries import deck_ids, deck_summaries, last_studied_deck, load_prefs
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened, UnlockRequested
+from infracards.tui.text import cell
 
 
 class HomeScreen(Screen[None]):
@@ -75,7 +76,14 @@ class HomeScreen(Screen[None]):
                 answers = "unlocked"
             else:
                 answers = f"{deck.locked} locked"
-            row = (deck.title, deck.total, deck.new_today, deck.due, answers, deck.reviews_today)
+            row = (
+                cell(deck.title),
+                deck.total,
+                deck.new_today,
+                deck.due,
+                answers,
+                deck.reviews_today,
+            )
             table.add_row(*map(str, row), key=deck.deck_id)
         if summaries:
             table.move_cursor(row=min(max(cursor, 0), len(summaries) - 1))

@@ -35,6 +35,7 @@ from infracards.store.queries import (
 )
 from infracards.tui.context import AppContext, PreparedAnswer, prepare
 from infracards.tui.messages import AnswersOpened, UnlockRequested
+from infracards.tui.text import notice
 from infracards.tui.widgets.card_view import CardView
 from infracards.tui.widgets.footer import KeysFooter
 from infracards.tui.widgets.grade_bar import GradeBar
@@ -244,7 +245,9 @@ class ReviewScreen(Screen[None]):
             )
         except InfracardsError as error:
             # Nothing was written: the card stays on screen so the grade can be given again.
-            self.notify(f"Grade not saved: {error}", severity="error", timeout=10)
+            self.notify(
+                notice(f"Grade not saved: {error}"), severity="error", timeout=10, markup=False
+            )
             return
         self.history.append(
             _Step(graded=graded, queue=self.queue, card=self.card, duration_ms=duration_ms)
@@ -268,12 +271,14 @@ class ReviewScreen(Screen[None]):
         try:
             undo_grade(self.context.engine, graded=step.graded)
         except InfracardsError as error:
-            self.notify(f"Undo failed, the grade stays: {error}", severity="error", timeout=10)
+            message = notice(f"Undo failed, the grade stays: {error}")
+            self.notify(message, severity="error", timeout=10, markup=False)
             return
         self.history.pop()
         self.queue = step.queue
         self.show_current()
-        self.notify(f"Undid grade {step.graded.quality} on {step.card.card_id}", timeout=2)
+        undone = notice(f"Undid grade {step.graded.quality} on {step.card.card_id}")
+        self.notify(undone, timeout=2, markup=False)
 
     def action_leave(self) -> None:
         """Leave early: every grade so far is already committed."""

@@ -26,6 +26,7 @@ from infracards.services.formatting import (
 from infracards.store.db import transaction
 from infracards.store.stats import HEATMAP_DAYS, Stats, compute_stats
 from infracards.tui.context import AppContext
+from infracards.tui.text import notice
 from infracards.tui.widgets.charts import BarChart, BarRow, Heatmap, RatioBars
 
 
@@ -113,7 +114,7 @@ class StatsScreen(Screen[None]):
         self._title("tags", topics_title(stats))
         self.query_one("#stats-tags", RatioBars).show(
             BarRow(
-                tag.tag,
+                notice(tag.tag),
                 tag.retention,
                 f"{percent(tag.reviews, tag.passed):>4} of {tag.reviews:<5} "
                 f"EF {ef_text(tag.average_ef)}",

@@ -14,6 +14,7 @@ from textual.widgets import Footer, Header, Static
 
 from infracards.scheduler import GRADE_MEANINGS
 from infracards.services.study import Graded
+from infracards.tui.text import literal
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +83,7 @@ class SummaryScreen(Screen[None]):
         yield Static(
             "Session complete" if not self.summary.left else "Session paused", id="summary-title"
         )
-        yield Static(self.summary.render_text(), id="summary-body")
+        yield Static(literal(self.summary.render_text()), id="summary-body")
         yield Footer()
 
     def action_close(self) -> None:
