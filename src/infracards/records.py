@@ -94,6 +94,11 @@ class BrowseRow:
     locked: bool
 
 
+MAX_DURATION_MS = 365 * 24 * 3600 * 1000
+"""The longest time a review may record (a year): a card left on screen longer is logged
+with this, and an imported review claiming more is refused."""
+
+
 @dataclass(frozen=True, slots=True)
 class ReviewEntry:
     """One logged grade, for the card history and undo."""

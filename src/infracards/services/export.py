@@ -22,19 +22,22 @@ from sqlmodel import Session
 from infracards import __version__
 from infracards.errors import InfracardsError, ProgressError
 from infracards.files import read_regular_file
-from infracards.scheduler import SM2State, replay, study_day
+from infracards.records import MAX_DURATION_MS
+from infracards.scheduler import replay, study_day
 from infracards.services.library import require_deck
 from infracards.store.db import transaction
 from infracards.store.progress import (
+    ImportedReview,
     add_reviews,
     card_keys,
-    card_log,
+    card_logs,
     card_rows,
     deck_headers,
     is_loaded,
     logged_times,
     review_rows,
-    store_replay,
+    store_replays,
+    stored_time,
 )
 from infracards.store.queries import load_prefs
 from infracards.terminal_text import echo, json_safe, quoted, terminal_safe
@@ -251,7 +254,10 @@ def _parse_time(text: str, where: str) -> datetime:
         raise _fail(where, f"{quoted(text)} is not an ISO time") from None
     if moment.utcoffset() is None:
         raise _fail(where, "times must carry a UTC offset")
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00+01:00 is in year 0 in UTC
+        raise _fail(where, f"{quoted(text)} is outside the years 1 to 9999 in UTC") from None
 
 
 def _parse_day(text: str, where: str) -> date:
@@ -328,53 +334,60 @@ def import_document(
                 raise _fail(
                     f"{where}.cards[{c_index}]", f"no card {quoted(card_id)} in deck {deck_id}"
                 )
-        existing = {
-            (pk, moment.astimezone(UTC))
-            for pk, moment in logged_times(session, card_pks=cards.values())
-        }
-        new_rows = []
+        existing = logged_times(session, deck_id=deck_id)
+        new_rows: list[ImportedReview] = []
         for r_index, entry in enumerate(_field(deck, "reviews", list, where)):
-            at = f"{where}.reviews[{r_index}]"
-            card_id = _field(entry, "card_id", str, at)
-            if card_id not in cards:
-                raise _fail(at, f"no card {quoted(card_id)} in deck {deck_id}")
-            pk = cards[card_id]
-            moment = _parse_time(_field(entry, "reviewed_at", str, at), f"{at}.reviewed_at")
-            grade = _field(entry, "grade", int, at)
-            if not 0 <= grade <= 5:
-                raise _fail(f"{at}.grade", f"{grade} is not a grade from 0 to 5")
-            if (pk, moment) in existing:
+            row = _review(entry, f"{where}.reviews[{r_index}]", cards=cards, deck_id=deck_id)
+            if (row[0], row[1]) in existing:
                 present += 1
                 continue
-            existing.add((pk, moment))
-            duration = _field(entry, "duration_ms", int, at)
-            new_rows.append(
-                {
-                    "card": pk,
-                    "reviewed_at": moment,
-                    "study_day": _parse_day(_field(entry, "study_day", str, at), f"{at}.study_day"),
-                    "grade": grade,
-                    "drill": _field(entry, "drill", bool, at),
-                    "duration_ms": max(0, duration),
-                }
-            )
-            touched.add(pk)
+            existing.add((row[0], row[1]))
+            new_rows.append(row)
+            touched.add(row[0])
         if new_rows:
             add_reviews(session, new_rows)
             added += len(new_rows)
-    for pk in sorted(touched):
-        replay_card(session, card_pk=pk)
-    session.flush()
+    replay_cards(session, card_pks=touched)
     return ImportReport(
         decks=tuple(decks), added=added, already_present=present, cards_recomputed=len(touched)
     )
 
 
-def replay_card(session: Session, *, card_pk: int) -> SM2State:
-    """Recompute a card's state (and each review's before/after) from its log, oldest first."""
-    log = card_log(session, card_pk=card_pk)
-    steps = replay((review.grade, review.drill, review.study_day) for review in log)
-    return store_replay(session, card_pk=card_pk, log=log, steps=steps)
+def _review(entry: Any, at: str, *, cards: dict[str, int], deck_id: str) -> ImportedReview:
+    """One review of the document, every field checked and in range, as the store adds it."""
+    card_id = _field(entry, "card_id", str, at)
+    if card_id not in cards:
+        raise _fail(at, f"no card {quoted(card_id)} in deck {deck_id}")
+    moment = _parse_time(_field(entry, "reviewed_at", str, at), f"{at}.reviewed_at")
+    grade = _field(entry, "grade", int, at)
+    if not 0 <= grade <= 5:
+        raise _fail(f"{at}.grade", f"{echo(grade)} is not a grade from 0 to 5")
+    duration = _field(entry, "duration_ms", int, at)
+    if not 0 <= duration <= MAX_DURATION_MS:
+        raise _fail(
+            f"{at}.duration_ms",
+            f"{echo(duration, limit=40)} is not a duration from 0 to {MAX_DURATION_MS} ms (a year)",
+        )
+    day = _parse_day(_field(entry, "study_day", str, at), f"{at}.study_day")
+    drill = _field(entry, "drill", bool, at)
+    return (cards[card_id], stored_time(moment), day, grade, drill, duration)
+
+
+def replay_cards(session: Session, *, card_pks: set[int]) -> None:
+    """Recompute each card's state (and each review's before/after) from its log, oldest first.
+
+    One read of all their logs and two bulk writes: linear in the number of reviews, however
+    they are spread (100,000 reviews of one card take as long as 100,000 cards of one).
+    """
+    if not card_pks:
+        return
+    store_replays(
+        session,
+        (
+            (card, log, list(replay((grade, drill, day) for _, grade, drill, day, _ in log)))
+            for card, log in card_logs(session, card_pks=card_pks)
+        ),
+    )
 
 
 EXPORT_FORMATS = ("json", "csv", "md")

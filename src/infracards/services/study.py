@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from infracards.records import CardRecord
-from infracards.scheduler import SM2State, review, study_day
+from infracards.records import MAX_DURATION_MS, CardRecord
+from infracards.scheduler import SM2State, due_date, review, study_day
 from infracards.store.db import transaction, write_connection
 from infracards.store.grading import load_state, log_review, replace_state, write_state
 from infracards.store.queries import load_card, load_prefs, undo_review
@@ -95,7 +95,7 @@ def grade_card(
             due_after=due,
             reviewed_at=reviewed_at,
             study_day=today,
-            duration_ms=duration_ms,
+            duration_ms=min(duration_ms, MAX_DURATION_MS),
             session_id=session_id,
         )
     return Graded(
@@ -105,7 +105,7 @@ def grade_card(
 
 def _scheduled(state: SM2State, quality: int, today: date) -> tuple[SM2State, date]:
     after = review(state, quality)
-    return after, today + timedelta(days=after.interval)
+    return after, due_date(today, after.interval)
 
 
 def undo_grade(engine: Engine, *, graded: Graded) -> CardRecord:

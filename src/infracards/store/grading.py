@@ -75,6 +75,19 @@ _INSERT_REVIEW = "INSERT INTO review ({}) VALUES ({})".format(
 )
 
 
+def db_datetime(moment: datetime | None) -> Any:
+    """A time as the store holds it (what the ORM would write)."""
+    return _DATETIME_TO_DB(moment)
+
+
+def db_date(day: date | None) -> Any:
+    return _DATE_TO_DB(day)
+
+
+def db_boolean(flag: bool) -> Any:
+    return _BOOLEAN_TO_DB(flag)
+
+
 def to_centi(easiness: Decimal) -> int:
     """EF as stored: integer hundredths, exact."""
     return int(easiness * 100)
