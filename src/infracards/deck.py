@@ -11,7 +11,9 @@ integers; the reader then checks the schema, naming the line of every problem.
 from __future__ import annotations
 
 import gc
+import json
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,6 +28,7 @@ from yaml.events import (
     MappingStartEvent,
     ScalarEvent,
     SequenceEndEvent,
+    SequenceStartEvent,
     StreamEndEvent,
 )
 
@@ -34,6 +37,7 @@ try:
 except ImportError:  # PyYAML built without libyaml: same events, from its pure-Python parser
     _CParser = None
 
+from infracards.card_text import MAX_KEY_POINTS, MAX_TAGS, text_problem
 from infracards.errors import DeckError
 from infracards.files import MAX_DECK_BYTES, file_digest, read_deck_bytes
 from infracards.terminal_text import echo, quoted
@@ -42,29 +46,39 @@ DECK_FORMAT = "infracards-deck/v1"
 MAX_CARDS = 250_000
 MAX_DEPTH = 16
 _TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels"
-MAX_TEXT_CHARS = 64 * 1024
+_NO_ANCHORS = "anchors and aliases are not allowed in a deck"
+MAX_CARD_VALUES = 1_024
+"""Values (texts, lists) one card may hold while it is read: id, prompt, answer or sealed,
+up to 32 tags and 64 key points fit many times over."""
+MAX_HEADER_VALUES = 262_144
+"""Values outside the card list (the lock header's revoked key ids, mostly)."""
 
 # Only plain decimal integers are numbers: `012` (octal in YAML 1.1) and `1e3` stay text.
 _PLAIN_INT = re.compile(r"0|[1-9][0-9]{0,17}")
+_DECK_FIELDS = {"format", "id", "title", "version", "language", "lock", "cards"}
 _CARD_FIELDS = {"id", "prompt", "tags", "key_points", "answer", "sealed"}
 _CARD_REQUIRED = {"id", "prompt"}
 _DECK_ID = re.compile(r"[a-z][a-z0-9-]{1,31}")
 _CARD_ID = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _TAG = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*")
-# C0 controls except tab/newline, DEL and C1 controls: ESC would let a deck drive the terminal.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]+")
 
 
 @dataclass(frozen=True, slots=True)
 class Card:
-    """One flashcard as written in the deck file."""
+    """One flashcard as written in the deck file.
+
+    Tags and key points are kept as the store holds them (one text each): a deck of 250,000
+    cards with many short key points would otherwise be millions of small objects.
+    """
 
     card_id: str
     prompt: str
-    tags: tuple[str, ...]
-    key_points: tuple[str, ...]
+    tags_text: str
+    """Tags separated by spaces ("" for none)."""
+    key_points_json: str
+    """Key points as a JSON list ("[]" for none)."""
     answer: str | None
     """Free answer (Markdown); None when the answer is sealed."""
     sealed: str | None
@@ -74,6 +88,14 @@ class Card:
     @property
     def locked(self) -> bool:
         return self.answer is None
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return tuple(self.tags_text.split())
+
+    @property
+    def key_points(self) -> tuple[str, ...]:
+        return tuple(json.loads(self.key_points_json))
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,10 +126,16 @@ def load_deck(path: Path | str, *, max_bytes: int = MAX_DECK_BYTES) -> Deck:
 
 
 def parse_deck(data: bytes, *, path: Path) -> Deck:
-    """Validate deck bytes already read from ``path``."""
+    """Validate deck bytes already read from ``path``.
+
+    Each card is checked and kept in its compact form as soon as its last event is read, and
+    an unknown field is refused before its value is read, so memory stays a small multiple of
+    the file's size whatever the cards look like; the 250,001st card is refused on sight.
+    """
+    reader = _DeckReader(path)
     with _no_collection():
-        root = compose_yaml(data, path=path)
-        return _DeckReader(path).read(root, digest=file_digest(data))
+        root = compose_yaml(data, path=path, deck=reader)
+        return reader.read(root, digest=file_digest(data))
 
 
 @contextmanager
@@ -124,16 +152,18 @@ def _no_collection() -> Iterator[None]:
             gc.enable()
 
 
-def compose_yaml(data: bytes, *, path: Path) -> Any:
+def compose_yaml(data: bytes, *, path: Path, deck: _DeckReader | None = None) -> Any:
     """Compose untrusted YAML into plain values with line numbers, or raise ``DeckError``.
 
     Mappings come back as ``_Mapping`` and sequences as ``_Sequence`` (which remember the line
-    of every key and item); scalars as ``str``, or ``int`` for a plain decimal integer.
+    of every key and item); scalars as ``str``, or ``int`` for a plain decimal integer. With
+    ``deck``, the root mapping is read as a deck: its card list is handed to ``deck`` card by
+    card and comes back as a ``_CardList``.
     """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise DeckError(f"{echo(path)}:1: the file is UTF-16; save it as UTF-8")
     try:
-        return _Composer(path, _event_source(data)).document()
+        return _Composer(path, _event_source(data), deck=deck).document()
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark else 1
@@ -205,6 +235,16 @@ class _Sequence(list[Any]):
         self.lines: list[int] = []
 
 
+class _CardList(list["Card"]):
+    """A deck's card list, each card already checked as it was read."""
+
+    __slots__ = ("line",)
+
+    def __init__(self, line: int) -> None:
+        super().__init__()
+        self.line = line
+
+
 class _Composer:
     """Builds values from parser events, refusing what a deck never needs.
 
@@ -214,9 +254,20 @@ class _Composer:
     The depth check runs before descending, so recursion here is bounded by ``MAX_DEPTH``.
     """
 
-    def __init__(self, path: Path, next_event: Callable[[], Event]) -> None:
+    def __init__(
+        self, path: Path, next_event: Callable[[], Event], *, deck: _DeckReader | None = None
+    ) -> None:
         self._where = echo(path)
         self._next = next_event
+        self._deck = deck
+        self._left = MAX_HEADER_VALUES if deck is not None else sys.maxsize
+        """Values still allowed in what is being read (the header, or one card)."""
+        self._too_many = f"more than {MAX_HEADER_VALUES:,} values outside the card list"
+
+    def _count(self, line: int) -> None:
+        self._left -= 1
+        if self._left < 0:
+            raise self._fail(line, self._too_many)
 
     def _fail(self, line: int, message: str) -> DeckError:
         return DeckError(f"{self._where}:{line}: {message}")
@@ -240,7 +291,7 @@ class _Composer:
             raise self._fail(line, _TOO_DEEP)
         kind = type(event)
         if kind is AliasEvent or event.anchor is not None:
-            raise self._fail(line, "anchors and aliases are not allowed in a deck")
+            raise self._fail(line, _NO_ANCHORS)
         if event.tag is not None:
             raise self._fail(
                 line, f"YAML tags such as {quoted(event.tag)} are not allowed in a deck"
@@ -257,16 +308,31 @@ class _Composer:
         while type(key := next_event()) is not MappingEndEvent:
             key_line = key.start_mark.line + 1
             if type(key) is AliasEvent or key.anchor is not None:
-                raise self._fail(key_line, "anchors and aliases are not allowed in a deck")
+                raise self._fail(key_line, _NO_ANCHORS)
             if type(key) is not ScalarEvent or key.tag is not None:
                 raise self._fail(key_line, "mapping keys must be plain strings")
             name: str = key.value
             if name in mapping:
                 first = key_lines[name]
                 raise self._fail(key_line, f"duplicate key {quoted(name)} (first on line {first})")
+            self._count(key_line)
             value = next_event()
+            if depth == 1 and self._deck is not None and name not in _DECK_FIELDS:
+                # Refused before the rest of its value is read: it could be most of the file.
+                if type(value) is AliasEvent or value.anchor is not None:
+                    raise self._fail(value.start_mark.line + 1, _NO_ANCHORS)
+                raise self._deck.fail(line, "deck", _unknown_field({name}, _DECK_FIELDS))
             key_lines[name] = key_line
             value_lines[name] = value.start_mark.line + 1
+            if (
+                depth == 1
+                and name == "cards"
+                and self._deck is not None
+                and type(value) is SequenceStartEvent
+            ):
+                self._deck.check_format(mapping)
+                mapping[name] = self._cards(value.start_mark.line + 1)
+                continue
             mapping[name] = (
                 _plain_scalar(value)
                 if type(value) is ScalarEvent and value.tag is None and value.anchor is None
@@ -278,13 +344,40 @@ class _Composer:
         sequence = _Sequence(line)
         next_event, lines = self._next, sequence.lines
         while type(item := next_event()) is not SequenceEndEvent:
-            lines.append(item.start_mark.line + 1)
+            item_line = item.start_mark.line + 1
+            self._count(item_line)
+            lines.append(item_line)
             sequence.append(
                 _plain_scalar(item)
                 if type(item) is ScalarEvent and item.tag is None and item.anchor is None
                 else self._value(item, depth + 1)
             )
         return sequence
+
+    def _cards(self, line: int) -> _CardList:
+        """Read a deck's card list one card at a time: each card is composed (within its own
+        budget of values), checked and kept as a ``Card`` before the next one is read."""
+        assert self._deck is not None
+        cards = _CardList(line)
+        header_left = self._left
+        while type(item := self._next()) is not SequenceEndEvent:
+            item_line = item.start_mark.line + 1
+            if len(cards) == MAX_CARDS:
+                raise self._deck.fail(line, "cards", f"more than {MAX_CARDS:,} cards in one deck")
+            self._left = MAX_CARD_VALUES
+            self._too_many = (
+                f"cards[{len(cards)}]: a card holds at most {MAX_CARD_VALUES:,} values "
+                f"(up to {MAX_TAGS} tags and {MAX_KEY_POINTS} key points)"
+            )
+            value = (
+                _plain_scalar(item)
+                if type(item) is ScalarEvent and item.tag is None and item.anchor is None
+                else self._value(item, 3)
+            )
+            cards.append(self._deck.next_card(value, item_line, len(cards)))
+        self._left = header_left
+        self._too_many = f"more than {MAX_HEADER_VALUES:,} values outside the card list"
+        return cards
 
 
 class _DeckReader:
@@ -293,6 +386,8 @@ class _DeckReader:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.where = echo(path)
+        self._first_line: dict[str, int] = {}
+        """Card id → the line it was first seen on (a duplicate names both)."""
 
     def fail(self, line: int, field: str, message: str) -> DeckError:
         return DeckError(f"{self.where}:{line}: {field}: {message}")
@@ -311,14 +406,9 @@ class _DeckReader:
     def text(
         self, value: Any, line: int, field: str, *, pattern: re.Pattern[str] | None = None
     ) -> str:
-        if type(value) is not str:
-            raise self.fail(line, field, "expected text (quote it if it looks like a number)")
-        if not value or value.isspace():
-            raise self.fail(line, field, "must not be empty")
-        if len(value) > MAX_TEXT_CHARS:
-            raise self.fail(line, field, f"longer than {MAX_TEXT_CHARS} characters")
-        if _CONTROL.search(value):
-            raise self.fail(line, field, "contains control characters (such as ESC)")
+        problem = text_problem(value)
+        if problem is not None:
+            raise self.fail(line, field, problem)
         if pattern is not None and not pattern.fullmatch(value):
             raise self.fail(line, field, f"{quoted(value)} must match {pattern.pattern}")
         return value
@@ -335,11 +425,19 @@ class _DeckReader:
         return value
 
     def texts(
-        self, fields: _Mapping, name: str, field: str, *, pattern: re.Pattern[str] | None = None
+        self,
+        fields: _Mapping,
+        name: str,
+        field: str,
+        *,
+        most: int,
+        pattern: re.Pattern[str] | None = None,
     ) -> tuple[str, ...]:
         items = fields[name]
         if not isinstance(items, _Sequence):
             raise self.fail(fields.value_lines[name], field, "expected a list")
+        if len(items) > most:
+            raise self.fail(fields.value_lines[name], field, f"more than {most} in one card")
         return tuple(
             self.text(item, line, f"{field}[{index}]", pattern=pattern)
             for index, (item, line) in enumerate(zip(items, items.lines, strict=True))
@@ -359,14 +457,10 @@ class _DeckReader:
             ]
         return value if type(value) is int else self.text(value, line, field)
 
-    def read(self, root: Any, *, digest: str) -> Deck:
-        top = self.mapping(
-            root,
-            1,
-            "deck",
-            allowed={"format", "id", "title", "version", "language", "lock", "cards"},
-            required={"format", "id", "title", "version", "language", "cards"},
-        )
+    def check_format(self, top: _Mapping) -> None:
+        """Before the cards are read: a deck of another format needs another reader."""
+        if "format" not in top:
+            return
         deck_format = self.field_text(top, "format", "format")
         if deck_format != DECK_FORMAT:
             raise self.fail(
@@ -374,6 +468,16 @@ class _DeckReader:
                 "format",
                 f"{quoted(deck_format)} is not {DECK_FORMAT!r} (a newer infracards may read it)",
             )
+
+    def read(self, root: Any, *, digest: str) -> Deck:
+        top = self.mapping(
+            root,
+            1,
+            "deck",
+            allowed=_DECK_FIELDS,
+            required={"format", "id", "title", "version", "language", "cards"},
+        )
+        self.check_format(top)
         version = self.integer(top, "version", "version")
         if version < 1:
             raise self.fail(top.value_lines["version"], "version", "must be 1 or more")
@@ -382,7 +486,9 @@ class _DeckReader:
             lock = self.plain(top["lock"], top.value_lines["lock"], "lock")
             if not isinstance(lock, dict):
                 raise self.fail(top.value_lines["lock"], "lock", "expected a mapping of fields")
-        cards = self.cards(top["cards"], top.value_lines["cards"])
+        cards = top["cards"]
+        if not isinstance(cards, _CardList) or not cards:
+            raise self.fail(top.value_lines["cards"], "cards", "expected a non-empty list of cards")
         if lock is None and any(card.sealed for card in cards):
             first = next(card for card in cards if card.sealed)
             raise DeckError(
@@ -394,31 +500,24 @@ class _DeckReader:
             title=self.field_text(top, "title", "title"),
             version=version,
             language=self.field_text(top, "language", "language", pattern=_LANGUAGE),
-            cards=cards,
+            cards=tuple(cards),
             lock=lock,
             path=self.path,
             digest=digest,
         )
 
-    def cards(self, items: Any, line: int) -> tuple[Card, ...]:
-        if not isinstance(items, _Sequence) or not items:
-            raise self.fail(line, "cards", "expected a non-empty list of cards")
-        if len(items) > MAX_CARDS:
-            raise self.fail(line, "cards", f"more than {MAX_CARDS:,} cards in one deck")
-        cards: list[Card] = []
-        first_line: dict[str, int] = {}
-        for index, (item, item_line) in enumerate(zip(items, items.lines, strict=True)):
-            card = self.card(item, item_line, f"cards[{index}]")
-            if card.card_id in first_line:
-                raise self.fail(
-                    item_line,
-                    f"cards[{index}].id",
-                    f"duplicate card id {card.card_id!r} "
-                    f"(first on line {first_line[card.card_id]})",
-                )
-            first_line[card.card_id] = card.line
-            cards.append(card)
-        return tuple(cards)
+    def next_card(self, item: Any, line: int, index: int) -> Card:
+        """Check the deck's next card (``cards[index]``), and that its id is new."""
+        card = self.card(item, line, f"cards[{index}]")
+        first = self._first_line.get(card.card_id)
+        if first is not None:
+            raise self.fail(
+                line,
+                f"cards[{index}].id",
+                f"duplicate card id {quoted(card.card_id)} (first on line {first})",
+            )
+        self._first_line[card.card_id] = line
+        return card
 
     def card(self, item: Any, line: int, field: str) -> Card:
         fields = self.mapping(item, line, field, allowed=_CARD_FIELDS, required=_CARD_REQUIRED)
@@ -436,14 +535,17 @@ class _DeckReader:
         return Card(
             card_id=self.field_text(fields, "id", f"{field}.id", pattern=_CARD_ID),
             prompt=self.field_text(fields, "prompt", f"{field}.prompt"),
-            tags=self.texts(fields, "tags", f"{field}.tags", pattern=_TAG)
+            tags_text=" ".join(
+                self.texts(fields, "tags", f"{field}.tags", most=MAX_TAGS, pattern=_TAG)
+            )
             if "tags" in fields
-            else (),
-            key_points=(
-                self.texts(fields, "key_points", f"{field}.key_points")
-                if "key_points" in fields
-                else ()
-            ),
+            else "",
+            key_points_json=json.dumps(
+                list(self.texts(fields, "key_points", f"{field}.key_points", most=MAX_KEY_POINTS)),
+                ensure_ascii=False,
+            )
+            if "key_points" in fields
+            else "[]",
             answer=self.field_text(fields, "answer", f"{field}.answer")
             if "answer" in fields
             else None,

@@ -109,8 +109,8 @@ def sync_deck(session: Session, *, deck: DeckFile, source: str, keyslots: str | 
         values = (
             position,
             card.prompt,
-            " ".join(card.tags),
-            json.dumps(list(card.key_points), ensure_ascii=False) if card.key_points else "[]",
+            card.tags_text,
+            card.key_points_json,
             card.answer,
             card.sealed,
         )
