@@ -144,8 +144,10 @@ def test_a_changed_builtin_deck_is_still_noticed_and_synced(
         shipped.read_text(encoding="utf-8").replace("version: 1", "version: 2", 1),
         encoding="utf-8",
     )
-    newer.with_name("module03.keyslots.json").write_bytes(
-        shipped.with_name("module03.keyslots.json").read_bytes()
+    newer.with_name("module03.keyslots.json").write_bytes(  # the release its slots are for
+        shipped.with_name("module03.keyslots.json")
+        .read_bytes()
+        .replace(b'"version": 1', b'"version": 2')
     )
     monkeypatch.setattr("infracards.services.library.builtin_deck_path", lambda: newer)
 

@@ -88,6 +88,13 @@ def run_unlock(args: argparse.Namespace) -> int:
         f"Unlocked {echo(opened.deck_id)} v{opened.release} with card key {masked}: "
         f"{opened.answers} answers open."
     )
+    if opened.dropped:
+        print(
+            "infracards: the license's key for "
+            f"{', '.join(map(echo, opened.dropped))} was unreadable (damaged) and is no longer "
+            "stored; unlock that deck again with its card key",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from infracards.seal.crypto import KdfParams, check_kdf_params, open_answer, seal_answer
-    from infracards.seal.license import forget_license, license_path, load_license, save_license
+    from infracards.seal.license import (
+        forget_license,
+        license_path,
+        load_license,
+        save_license,
+        store_key,
+    )
     from infracards.seal.license_key import (
         LicenseKey,
         format_license_key,
@@ -42,6 +48,7 @@ _SUBMODULE = {
     "license_path": "license",
     "load_license": "license",
     "save_license": "license",
+    "store_key": "license",
     "LicenseKey": "license_key",
     "format_license_key": "license_key",
     "kid_text": "license_key",
@@ -82,6 +89,7 @@ __all__ = [
     "save_license",
     "seal_answer",
     "seal_release",
+    "store_key",
     "verify_all_answers",
 ]
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
-from infracards.errors import DeckError, InfracardsError
-from infracards.files import file_digest, read_deck_bytes
+from infracards.errors import InfracardsError
+from infracards.files import file_digest, read_deck_bytes, read_regular_file
 from infracards.paths import builtin_deck_path
 from infracards.records import DeckSummary, SyncReport
 from infracards.scheduler import study_day
@@ -85,15 +85,23 @@ def add_deck(engine: Engine, path: Path) -> SyncReport:
 
 
 def read_keyslots(deck: Deck) -> str | None:
-    """The key slots file shipped beside a sealed deck (its contents are checked when unlocking)."""
+    """The key slots file shipped beside a sealed deck, checked as unlocking will check it,
+    with its lock header: a damaged release is refused when it is added, not at unlock.
+
+    Read as the license is: never through a symbolic link (a planted link would copy another
+    file's text into the store), regular files only, at most 16 MiB.
+    """
     if deck.lock is None:
         return None
+    from infracards.seal import parse_keyslots, parse_lock_header
+
     path = deck.keyslots_path
-    data = read_deck_bytes(path, max_bytes=MAX_KEYSLOTS_BYTES)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise DeckError(f"{path}: invalid UTF-8") from None
+    data = read_regular_file(
+        path, max_bytes=MAX_KEYSLOTS_BYTES, what="key slots file", follow_symlinks=False
+    )
+    parse_lock_header(deck.lock, deck_id=deck.deck_id)
+    parse_keyslots(data, deck_id=deck.deck_id, release=deck.version)
+    return data.decode("utf-8")  # parse_keyslots read it as UTF-8 JSON
 
 
 def require_deck(engine: Engine, deck_id: str) -> None:

@@ -21,7 +21,7 @@ from infracards.seal import (
     parse_keyslots,
     parse_license_key,
     parse_lock_header,
-    save_license,
+    store_key,
     verify_all_answers,
 )
 from infracards.seal.encoding import decode_b64
@@ -39,6 +39,8 @@ class OpenedRelease:
     release_key: bytes
     answers: int = 0
     """How many sealed answers were trial-decrypted (by ``unlock_deck``; 0 for a stored key)."""
+    dropped: tuple[str, ...] = ()
+    """Decks whose stored key was unreadable and left out when ``unlock_deck`` saved this one."""
 
 
 def _stored_lock(engine: Engine, deck_id: str) -> tuple[int, str, str]:
@@ -95,13 +97,8 @@ def unlock_deck(engine: Engine, home: Path, *, deck_id: str, typed_key: str) -> 
             for card_id, prompt, blob in cards
         ],
     )
-    try:
-        keys = load_license(home)
-    except LicenseError:
-        keys = {}  # a damaged license is replaced by this verified unlock
-    keys[deck_id] = key.compact
-    save_license(home, keys)
-    return replace(opened, answers=len(cards))
+    dropped = store_key(home, deck_id, key.compact)  # an unsafe or damaged license: refused
+    return replace(opened, answers=len(cards), dropped=tuple(dropped))
 
 
 def open_saved_keys(

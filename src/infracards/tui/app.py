@@ -171,6 +171,12 @@ class InfracardsApp(App[None]):
             return
         unlocked = f"Unlocked {opened.deck_id} v{opened.release}: every sealed answer opens now."
         self.notify(notice(unlocked), markup=False)
+        if opened.dropped:
+            dropped = (
+                f"The stored key for {', '.join(opened.dropped)} was damaged and is no longer "
+                "kept: unlock that deck again with its card key."
+            )
+            self.notify(notice(dropped), severity="warning", timeout=10, markup=False)
         self._answers_opened([opened], [])
 
     @work(thread=True, exclusive=True, group="saved-keys")
