@@ -17,7 +17,6 @@ import errno
 import hashlib
 import os
 import stat
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -151,6 +150,8 @@ def write_atomically(
             f"cannot write {where}: it is {kind}, not a regular file, and infracards replaces "
             f"only regular files{'; ' + stream_hint if stream_hint else ''}"
         )
+    import tempfile  # not needed to start (it imports random and shutil)
+
     folder = path.parent
     try:
         fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name[:64]}.", suffix=".tmp")
