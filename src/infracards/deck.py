@@ -39,7 +39,7 @@ except ImportError:  # PyYAML built without libyaml: same events, from its pure-
 
 from infracards.card_text import MAX_KEY_POINTS, MAX_TAGS, text_problem
 from infracards.errors import DeckError
-from infracards.files import MAX_DECK_BYTES, file_digest, read_deck_bytes
+from infracards.files import MAX_DECK_BYTES, file_digest, keyslots_path, read_deck_bytes
 from infracards.terminal_text import echo, quoted
 
 DECK_FORMAT = "infracards-deck/v1"
@@ -115,7 +115,7 @@ class Deck:
 
     @property
     def keyslots_path(self) -> Path:
-        return self.path.with_name(f"{self.path.name.removesuffix('.yaml')}.keyslots.json")
+        return keyslots_path(self.path)
 
 
 def load_deck(path: Path | str, *, max_bytes: int = MAX_DECK_BYTES) -> Deck:

@@ -56,6 +56,26 @@ def file_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def keyslots_path(deck_path: Path) -> Path:
+    """Where a sealed deck's key slots are shipped: ``module03.keyslots.json`` beside it."""
+    return deck_path.with_name(f"{deck_path.name.removesuffix('.yaml')}.keyslots.json")
+
+
+def release_digest(deck_bytes: bytes, keyslots: bytes | None) -> str:
+    """What a release ships, as one digest: the deck file and, if there is one, its key slots.
+
+    A card key issued for an existing release changes only the key slots; they must be taken
+    in although the deck file is byte for byte the same. A deck without key slots keeps the
+    file's own digest.
+    """
+    if keyslots is None:
+        return file_digest(deck_bytes)
+    both = hashlib.sha256(b"infracards-release\0")
+    both.update(hashlib.sha256(deck_bytes).digest())
+    both.update(hashlib.sha256(keyslots).digest())
+    return both.hexdigest()
+
+
 def kind_of(mode: int) -> str:
     """What a file that is not a regular one is, in words."""
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")

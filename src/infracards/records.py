@@ -72,10 +72,13 @@ class SyncReport:
     updated: tuple[str, ...] = ()
     retired: tuple[str, ...] = ()
     restored: tuple[str, ...] = ()
+    keyslots_changed: bool = False
+    """The release's key slots changed (a card key issued or revoked), its cards perhaps not."""
 
     @property
     def changed(self) -> bool:
-        return self.created or bool(self.added or self.updated or self.retired or self.restored)
+        cards = self.added or self.updated or self.retired or self.restored
+        return self.created or bool(cards) or self.keyslots_changed
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,7 +52,11 @@ def describe_sync(report: SyncReport) -> str:
         )
         if ids
     ]
-    return f"Updated deck {deck} to v{report.version}: " + "; ".join(parts) + ". Progress kept."
+    slots = " New key slots: card keys issued for this release open it." * report.keyslots_changed
+    if not parts:
+        return f"Updated deck {deck} v{report.version}.{slots} Progress kept."
+    changes = "; ".join(parts)
+    return f"Updated deck {deck} to v{report.version}: {changes}.{slots} Progress kept."
 
 
 def run_deck_check(args: argparse.Namespace) -> int:

@@ -78,8 +78,10 @@ def run_unlock(args: argparse.Namespace) -> int:
     from infracards.services.unlock import key_status, unlock_deck
 
     if args.status:
+        from infracards.cli.study import describe_key
+
         for deck_id, status in key_status(open_home(), home()).items():
-            print(f"{echo(deck_id)}\t{status}")
+            print(f"{echo(deck_id)}\t{describe_key(status)}")
         return 0
     typed = read_key(args)
     masked = parse_license_key(typed).masked  # typos are caught before any file is opened

@@ -13,6 +13,7 @@ from infracards.terminal_text import echo
 
 if TYPE_CHECKING:
     from infracards.cli.common import Commands
+    from infracards.services.unlock import KeyStatus
 
 
 def register(commands: Commands) -> None:
@@ -81,7 +82,8 @@ def run_status(args: argparse.Namespace) -> int:
                 "new_today": s.new_today,
                 "due_today": s.due,
                 "locked": s.locked,
-                "unlocked": keys.get(s.deck_id) == "unlocked",
+                "unlocked": s.deck_id in keys and keys[s.deck_id].unlocked,
+                "key_stored": s.deck_id in keys and keys[s.deck_id].key_stored,
                 "reviews_today": s.reviews_today,
             }
             for s in overview.decks
@@ -94,10 +96,17 @@ def run_status(args: argparse.Namespace) -> int:
             f"{echo(s.deck_id)}  {echo(s.title)}  v{s.version}\n"
             f"  cards {s.total} · new {s.new} ({s.new_today} today) · due today {s.due}"
             f" · sealed {s.locked}"
-            f" ({keys.get(s.deck_id, 'free')})"
+            f" ({describe_key(keys[s.deck_id]) if s.deck_id in keys else 'free'})"
             f" · reviewed today {s.reviews_today}"
         )
     return 0
+
+
+def describe_key(status: KeyStatus) -> str:
+    """A deck's key as `status` and `unlock --status` print it: what is stored, what it does."""
+    if not status.key_stored or status.unlocked:
+        return status.state
+    return f"{status.state}: a card key is stored but does not open v{status.release}"
 
 
 def run_show(args: argparse.Namespace) -> int:

@@ -281,6 +281,7 @@ def seal_source(folder: Path, *, secret: bytes, out_dir: Path, test_params: bool
         keks=registry.keks,
         revoked=registry.revoked,
         params=registry.params,
+        free=[card.card_id for card in deck.cards if card.free],
         test_params=test_params or registry.params == TEST_KDF_PARAMS,
     )
     cards: list[dict[str, Any]] = []

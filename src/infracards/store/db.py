@@ -149,8 +149,8 @@ def _operational(text: str, path: Path) -> StoreError:
         return StoreError(f"{cause}; nothing was changed")
     if "disk is full" in text:
         return StoreError(
-            f"the disk holding {path.parent} is full; nothing was changed: free some space "
-            "and try again"
+            f"the disk is full; nothing was changed: free some space on the disk holding "
+            f"{path.parent} and try again"
         )
     if "readonly" in text or "read-only" in text:
         return StoreError(
@@ -188,7 +188,7 @@ def cannot_write(path: Path) -> str | None:
     if fs.f_bavail * fs.f_frsize < FREE_SPACE_NEEDED:
         free = fs.f_bavail * fs.f_frsize
         return (
-            f"the disk holding {folder} is full ({free >> 10} KiB free): free some space, "
+            f"the disk is full ({free >> 10} KiB free where {folder} is): free some space, "
             f"or {where}"
         )
     return None
