@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime
@@ -27,13 +28,55 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def open_store(home: Path) -> Engine:
-    """Open (creating and migrating if needed) the database in ``home``."""
+    """Open (creating and migrating if needed) the database in ``home``.
+
+    Several processes may start at once on an empty home or an old store: the first takes
+    ``infracards.lock`` and creates or migrates the store while the others wait for it, then
+    find it at head. A store already at head (every start but the first) takes no lock.
+    """
     _ensure_home(home)
     path = database_path(home)
-    revision = _current_revision(path)
-    if revision != SCHEMA_HEAD:
-        _upgrade(path, revision)
+    if not _at_head(path):
+        with _schema_lock(home):
+            revision = _current_revision(path)  # again: another process may have done it
+            if revision != SCHEMA_HEAD:
+                _upgrade(path, revision)
     return _engine(path)
+
+
+def _at_head(path: Path) -> bool:
+    """Whether the store is complete and at head; False for anything else (absent, being
+    created by another process, damaged), which the check under the lock then names."""
+    try:
+        return _current_revision(path) == SCHEMA_HEAD
+    except StoreError:
+        return False
+
+
+@contextmanager
+def _schema_lock(home: Path) -> Iterator[None]:
+    """Hold ``home/infracards.lock`` while the store is created or migrated (waiting for
+    another process that holds it). The file is never deleted, so all lock one inode."""
+    try:
+        fd = os.open(home / "infracards.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as error:
+        cause = cannot_write(database_path(home))
+        raise StoreError(
+            f"cannot create or upgrade the store in {home}: "
+            f"{cause or f'cannot create infracards.lock ({reason(error)})'}"
+        ) from None
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+
+            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _engine(path: Path, *, foreign_keys: bool = True) -> Engine:
