@@ -4,6 +4,7 @@ refused before its value is read, and the 250,001st card is refused on sight."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -93,7 +94,7 @@ def peak_mib(command: str, path: Path, home: Path) -> tuple[int, float, str]:
         capture_output=True,
         text=True,
         timeout=600,
-        env={"INFRACARDS_HOME": str(home), "PATH": "/usr/bin:/bin"},
+        env={**os.environ, "INFRACARDS_HOME": str(home)},
         check=True,
     )
     code, peak_kib = result.stdout.split()[-2:]
