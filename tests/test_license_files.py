@@ -177,6 +177,17 @@ def test_unlock_keeps_the_readable_keys_and_names_the_one_it_dropped(
     }
 
 
+def test_a_license_entry_that_is_not_text_is_dropped_and_named(
+    capsys: pytest.CaptureFixture[str], sealed_deck: Path, keys: list[str], home: Path
+) -> None:
+    save_license(home, OTHER_KEYS)
+    path = license_path(home)
+    path.write_bytes(path.read_bytes().replace(b'"beta"', b'"\\ud800"'))  # a JSON escape
+    code, _, err = cli(capsys, "unlock", "--deck", "demo", keys[0])
+    assert code == 0 and "key for \\ud800 was unreadable" in err
+    assert set(load_license(home)) == {"alpha", "demo"}
+
+
 def test_unlock_of_one_deck_keeps_the_others(
     capsys: pytest.CaptureFixture[str], sealed_deck: Path, keys: list[str], home: Path
 ) -> None:

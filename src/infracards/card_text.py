@@ -12,6 +12,18 @@ MAX_KEY_POINTS = 64
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
+def is_unicode(text: str) -> bool:
+    """Whether UTF-8 can hold ``text``: JSON can escape a lone surrogate (``\\ud800``), which no
+    store, file or terminal can."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def text_problem(value: object) -> str | None:
     """Why ``value`` cannot be a card's text (an answer, a prompt, a key point), or None."""
     if type(value) is not str:

@@ -77,7 +77,10 @@ def terminal_safe(
 def json_safe(encoded: str) -> str:
     """JSON text (``json.dumps(..., ensure_ascii=False)``) with every unsafe character written
     as a ``\\uXXXX`` escape: the same JSON value, safe on a terminal."""
-    if not _has_unsafe(encoded, one_line=True):  # one line's test: it is the fast one
+    if encoded.isascii():
+        if "\x7f" not in encoded:  # JSON escapes every other ASCII control character itself
+            return encoded
+    elif _UNSAFE_IN_BLOCK.search(encoded) is None:
         return encoded
     return _UNSAFE_IN_BLOCK.sub(_json_escape, encoded)
 

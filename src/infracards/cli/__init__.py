@@ -28,7 +28,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _run(argv)
     except UnicodeEncodeError as error:
-        if codecs.lookup(error.encoding).name != codecs.lookup(sys.stdout.encoding).name:
+        shown = sys.stdout.encoding or ""
+        if not shown or codecs.lookup(error.encoding).name != codecs.lookup(shown).name:
             raise
         print(
             f"infracards: this terminal's encoding ({sys.stdout.encoding}) cannot show the deck's"

@@ -70,15 +70,18 @@ def text_argument(value: str) -> str:
     Python hands over bytes that are not UTF-8 as lone surrogates; a file name may hold
     them (paths are not checked), an id or a key never does.
     """
+    if value.isascii() or not any(0xD800 <= ord(char) <= 0xDFFF for char in value):
+        return value
     undecodable = [ord(char) - 0xDC00 for char in value if 0xDC80 <= ord(char) <= 0xDCFF]
-    if undecodable:
-        raise argparse.ArgumentTypeError(
-            f"{quoted(value)} is not valid UTF-8: the bytes "
-            f"{' '.join(f'{byte:02X}' for byte in undecodable)} cannot be decoded (the terminal "
-            "is fine; these bytes came from the shell, a script or a pasted file name); type it "
-            "again as plain text"
-        )
-    return value
+    what = (
+        f"the bytes {' '.join(f'{byte:02X}' for byte in undecodable)} cannot be decoded"
+        if undecodable
+        else "it holds a lone surrogate"
+    )
+    raise argparse.ArgumentTypeError(
+        f"{quoted(value)} is not valid UTF-8: {what} (the terminal is fine; these bytes came "
+        "from the shell, a script or a pasted file name); type it again as plain text"
+    )
 
 
 BYTE_ORDER_MARK = "\ufeff"

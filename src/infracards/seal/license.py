@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from infracards.card_text import is_unicode
 from infracards.errors import KeyFormatError, LicenseError
 from infracards.seal.encoding import parse_json, show_value
 from infracards.seal.license_key import parse_license_key
@@ -124,6 +125,8 @@ def _parse_license(
     unreadable: list[str] = []
     for deck_id, text in stored.items():
         try:
+            if not is_unicode(deck_id):
+                raise damaged(f"the entry for {show_value(deck_id)} is not valid text")
             if not isinstance(text, str):
                 raise damaged(f"the key for {show_value(deck_id)} is not a string")
             try:

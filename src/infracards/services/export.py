@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from infracards import __version__
+from infracards.card_text import is_unicode
 from infracards.errors import InfracardsError, ProgressError
 from infracards.files import read_regular_file
 from infracards.records import MAX_DURATION_MS
@@ -244,6 +245,8 @@ def _field(mapping: Any, key: str, kind: type | tuple[type, ...], where: str) ->
         raise _fail(f"{where}.{key}", "expected a number, got true/false")
     if not isinstance(value, kind):
         raise _fail(f"{where}.{key}", f"expected {getattr(kind, '__name__', kind)}")
+    if isinstance(value, str) and not is_unicode(value):
+        raise _fail(f"{where}.{key}", "is not valid text (it holds a lone surrogate, \\udXXX)")
     return value
 
 

@@ -31,7 +31,7 @@ def write_report(
 ) -> None:
     stats = compute_stats(session, today=today, deck_id=deck_id)
     totals = stats.totals
-    scope = f"deck {deck_id}" if deck_id else "all decks"
+    scope = f"deck {terminal_safe(deck_id, one_line=True)}" if deck_id else "all decks"
     out.write(f"# infracards progress, {today.isoformat()} ({scope})\n\n")
     reviewed = sum(count for _, count in stats.heatmap)
     out.write(
