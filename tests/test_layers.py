@@ -21,6 +21,9 @@ HEADLESS = [
     "services.report",
     "cli",
     "seal",
+    "terminal_text",
+    "card_text",
+    "files",
 ]
 
 
