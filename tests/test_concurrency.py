@@ -90,7 +90,7 @@ def test_every_command_at_once_on_an_empty_home(
         ["deck", "list"],
         ["config", "new-per-day", "7"],
         ["stats", "--json"],
-        ["show", "q01"],
+        ["show", "q01", "--deck", "module03"],  # the sample deck, added meanwhile, has a q01 too
         ["unlock", "--status"],
         ["export", "-o", str(tmp_path / "out.json")],
         ["import", str(progress(tmp_path / "in.json"))],
