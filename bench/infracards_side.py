@@ -197,6 +197,82 @@ def export(home: Path, fmt: str, *, since: date | None = None) -> tuple[float, f
     return in_child(_EXPORT, fmt, *since_args, env={"INFRACARDS_HOME": str(home)})
 
 
+def write_export(home: Path, path: Path) -> int:
+    """The bench home's progress as a JSON export file (what `import` reads); its size."""
+    from infracards.services.export import write_json
+    from infracards.store.db import open_store, transaction
+
+    engine = open_store(home)
+    with path.open("w", encoding="utf-8") as out, transaction(engine) as session:
+        write_json(session, out, now=NOW)
+    engine.dispose()
+    return path.stat().st_size
+
+
+def fresh_home(home: Path) -> None:
+    """A new home as a first run leaves it: migrated, the built-in deck loaded."""
+    from infracards.services.library import ensure_builtin_deck
+    from infracards.store.db import open_store
+
+    engine = open_store(home)
+    ensure_builtin_deck(engine)
+    engine.dispose()
+
+
+def write_one_card_document(path: Path, reviews: int) -> int:
+    """``reviews`` reviews of the built-in deck's q01, six hours apart, as an export holds them.
+
+    The grades mix lapses in (5 4 3 2 5 4 1 5), so the schedule keeps moving; the issue's case
+    was 2,000 to 8,000 such reviews taking 14 s to 232 s.
+    """
+    import json
+
+    start = datetime(1990, 1, 1, 9, tzinfo=UTC)
+    grades = (5, 4, 3, 2, 5, 4, 1, 5)
+    entries = []
+    for n in range(reviews):
+        moment = start + timedelta(hours=6 * n)
+        entries.append(
+            {
+                "card_id": "q01",
+                "reviewed_at": moment.isoformat().replace("+00:00", "Z"),
+                "study_day": moment.date().isoformat(),
+                "grade": grades[n % len(grades)],
+                "drill": False,
+                "duration_ms": 4000,
+            }
+        )
+    document = {
+        "format": "infracards-progress/v1",
+        "decks": [{"id": "module03", "cards": [], "reviews": entries}],
+    }
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path.stat().st_size
+
+
+_IMPORT = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from infracards.paths import home
+    from infracards.services.export import import_progress, read_progress
+    from infracards.store.db import open_store
+    engine = open_store(home())
+    start = time.perf_counter()
+    document = read_progress(Path(sys.argv[1]))
+    report = import_progress(engine, document, source="bench", only_deck=sys.argv[2])
+    ELAPSED = time.perf_counter() - start
+    assert report.added and report.already_present == 0, report
+    """
+)
+
+
+def import_file(home: Path, document: Path, *, deck_id: str) -> tuple[float, float]:
+    """(seconds, peak RSS in MiB) of ``infracards import FILE --deck ID`` in a fresh process:
+    read and check the file, add every review, replay every touched card's log, commit."""
+    return in_child(_IMPORT, str(document), deck_id, env={"INFRACARDS_HOME": str(home)})
+
+
 def unlock(home: Path) -> tuple[float, int]:
     """Unlock the built-in deck with a demo card key, then open every sealed answer.
 

@@ -1,6 +1,7 @@
 """infracards against Anki's own engine and against raw SQLite, on the same machine in one run.
 
 Run:  python bench/run.py --cards 100000 --reviews 1000000   (the README's table)
+      python bench/run.py --one-card-reviews 100000           (import replays one long log)
       python bench/run.py --quick                             (1k cards / 10k reviews)
       python bench/run.py --quick --json                      (one JSON object on stdout)
 Needs the ``bench`` extra for Anki (``pip install -e '.[bench]'``); without it Anki's column is
@@ -47,6 +48,8 @@ class Plan:
     """Committed grades timed per side (the issue asks for 1,000)."""
     app_grades: int
     """Grades timed in the app, at the learner's pace (each waits 0.3 s for the answer)."""
+    one_card_reviews: int
+    """Reviews of one card imported (and replayed) in the one-card workload."""
 
 
 def median(samples: list[float]) -> float:
@@ -122,6 +125,10 @@ def run(plan: Plan, folder: Path) -> dict[str, Any]:
         "met": (anki_s is None or ours < anki_s) and ours <= 2 * floor,
     }
 
+    import_home = folder / "import-home"  # the loaded deck and no history: where imports go
+    import_home.mkdir()
+    _store_copy(home / "infracards.db", import_home / "infracards.db")
+
     timed("history: infracards", lambda: infracards_side.add_history(home, cards, reviews))
     if anki_load:
         timed(
@@ -183,6 +190,8 @@ def run(plan: Plan, folder: Path) -> dict[str, Any]:
     results["grade"]["infracards_app_p99_s"] = p99(in_app_grades)
 
     results["export"] = _export(home, database)
+    results["import"] = _import(folder, home, import_home, cards=cards, reviews=reviews)
+    results["replay_one_card"] = _replay_one_card(folder, plan.one_card_reviews)
 
     ours, answers = timed("unlock: infracards", lambda: infracards_side.unlock(folder / "unlock"))
     reveals = timed(
@@ -221,6 +230,67 @@ def _plain_copy(database: Path, copy: Path) -> Path:
         for (name,) in target.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"):
             target.execute(f"DROP TRIGGER {name}")
     return copy
+
+
+def _store_copy(database: Path, copy: Path) -> Path:
+    """A consistent copy of a store, triggers and all (SQLite's online backup)."""
+    with sqlite3.connect(database) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    return copy
+
+
+def _import(
+    folder: Path, home: Path, import_home: Path, *, cards: int, reviews: int
+) -> dict[str, Any]:
+    """`import` of the whole history (every card touched, every log replayed) into a home that
+    has the deck and no reviews; the floor inserts the same rows into a plain copy."""
+    document = folder / "progress.json"
+    size = timed("export for import", lambda: infracards_side.write_export(home, document))
+    floor_db = _plain_copy(import_home / "infracards.db", folder / "import-floor.db")
+    ours, ours_mib = timed(
+        "import: infracards",
+        lambda: infracards_side.import_file(import_home, document, deck_id=infracards_side.DECK_ID),
+    )
+    floor, floor_mib = timed(
+        "import: floor",
+        lambda: floor_side.import_file(floor_db, document, deck_id=infracards_side.DECK_ID),
+    )
+    return {
+        "infracards_s": ours,
+        "anki_s": None,
+        "floor_s": floor,
+        "cards": cards,
+        "reviews": reviews,
+        "file_mib": size / 2**20,
+        "infracards_peak_mib": ours_mib,
+        "floor_peak_mib": floor_mib,
+        "vs_floor": ratio(ours, floor),
+    }
+
+
+def _replay_one_card(folder: Path, reviews: int) -> dict[str, Any]:
+    """`import` of ``reviews`` reviews of one card into a fresh home: one long log replayed."""
+    home = folder / "one-card-home"
+    infracards_side.fresh_home(home)
+    document = folder / "one-card.json"
+    infracards_side.write_one_card_document(document, reviews)
+    floor_db = _plain_copy(home / "infracards.db", folder / "one-card-floor.db")
+    ours, ours_mib = timed(
+        f"import {reviews:,} reviews of one card: infracards",
+        lambda: infracards_side.import_file(home, document, deck_id="module03"),
+    )
+    floor, _ = timed(
+        "one card: floor",
+        lambda: floor_side.import_file(floor_db, document, deck_id="module03"),
+    )
+    return {
+        "infracards_s": ours,
+        "anki_s": None,
+        "floor_s": floor,
+        "reviews": reviews,
+        "infracards_peak_mib": ours_mib,
+        "vs_floor": ratio(ours, floor),
+    }
 
 
 def _hot(
@@ -301,6 +371,7 @@ def table(report: dict[str, Any]) -> str:
     w = report["workloads"]
     load, cold, queue, grade = w["load"], w["cold_start"], w["queue"], w["grade"]
     stats, export, unlock, mock = w["stats"], w["export"], w["unlock"], w["mock"]
+    imported, one_card = w["import"], w["replay_one_card"]
     rows = [
         ("Load deck (cards/s)", f"{load['infracards_cards_per_s']:,.0f}",
          f"{load['anki_cards_per_s']:,.0f}" if load["anki_s"] else "—",
@@ -343,6 +414,13 @@ def table(report: dict[str, Any]) -> str:
          mock["target"], mock["met"]),
         ("Mock interview: tick a key point → drawn (app)", _ms(mock["infracards_tick_s"]), "—",
          "—", "", "", "", None),
+        (f"Import JSON ({imported['reviews']:,} reviews, {imported['cards']:,} cards)",
+         _s(imported["infracards_s"]), "—", _s(imported["floor_s"]), "",
+         _x(imported["vs_floor"]), "", None),
+        ("Import peak memory", f"{imported['infracards_peak_mib']:.0f} MiB", "—",
+         f"{imported['floor_peak_mib']:.0f} MiB", "", "", "", None),
+        (f"Import {one_card['reviews']:,} reviews of one card", _s(one_card["infracards_s"]),
+         "—", _s(one_card["floor_s"]), "", _x(one_card["vs_floor"]), "", None),
     ]  # fmt: skip
     lines = [
         f"{report['cards']:,} cards, {report['reviews']:,} reviews; "
@@ -367,11 +445,18 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7, help="repetitions of each timed step")
     parser.add_argument("--grades", type=int, default=1_000, help="committed grades per side")
     parser.add_argument("--app-grades", type=int, default=100, help="grades timed in the app")
+    parser.add_argument(
+        "--one-card-reviews",
+        type=int,
+        default=100_000,
+        help="reviews of one card imported in the replay workload (--quick: 2,000)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--keep", type=Path, help="build in this (empty) folder and keep it")
     args = parser.parse_args()
     cards, reviews = (1_000, 10_000) if args.quick else (args.cards, args.reviews)
-    plan = Plan(cards, reviews, args.runs, args.grades, args.app_grades)
+    one_card = 2_000 if args.quick else args.one_card_reviews
+    plan = Plan(cards, reviews, args.runs, args.grades, args.app_grades, one_card)
     with tempfile.TemporaryDirectory(prefix="infracards-bench-") as scratch:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)

@@ -8,6 +8,7 @@ from sqlalchemy import Engine
 
 from infracards.services.library import add_deck
 from infracards.store.db import open_store
+from tests.conftest import write_release
 
 CALC_DECK = """\
 format: infracards-deck/v1
@@ -23,11 +24,13 @@ notation: |
   | Ψ | 模型参数量 |
   | N_d | 数据并行度 |
 lock:
-  format: infracards-seal/v1
+  format: infracards-seal/v2
   aead: aes-256-gcm
   kdf: {alg: argon2id, memory_kib: 8192, iterations: 1, lanes: 1}
   commit: AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=
   revoked: []
+  sealed: [q03]
+  free: [q01, q02]
 cards:
   - id: q01
     prompt: "7.5B 模型在 64 卡 ZeRO-1 下每卡多少模型状态？"
@@ -62,15 +65,12 @@ cards:
     calculators: [train-time]
     sealed: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIj
 """
-SLOTS = '{"format":"infracards-keyslots/v1","deck":"calcdemo","version":1,"slots":{}}'
 
 
 def calc_deck_file(folder: Path) -> Path:
+    """The deck and its (empty) key slots, as a release ships them."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "calcdemo.yaml"
-    path.write_text(CALC_DECK, encoding="utf-8")
-    path.with_name("calcdemo.keyslots.json").write_text(SLOTS, encoding="utf-8")
-    return path
+    return write_release(folder / "calcdemo.yaml", CALC_DECK)
 
 
 def calc_store(home: Path, folder: Path) -> Engine:

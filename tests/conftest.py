@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
@@ -27,11 +29,13 @@ title: Sample deck
 version: 1
 language: zh-CN
 lock:
-  format: infracards-seal/v1
+  format: infracards-seal/v2
   aead: aes-256-gcm
   kdf: {alg: argon2id, memory_kib: 8192, iterations: 1, lanes: 1}
   commit: AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=
   revoked: []
+  sealed: [q03]
+  free: [q01, q02, q04]
 cards:
   - id: q01
     prompt: "什么是 All-Reduce？"
@@ -62,6 +66,31 @@ cards:
     answer: "两次：attention 之后一次，MLP 之后一次。"
 """
 SAMPLE_SLOTS = '{"format":"infracards-keyslots/v1","deck":"sample","version":1,"slots":{}}'
+
+
+def write_release(path: Path, text: str) -> Path:
+    """A hand-made sealed deck as a release ships it: its lock header listing the cards the
+    text seals and leaves free, and key slots (none) for its deck id and version."""
+    cards = re.findall(
+        r"^  - id: (\S+)\n(?:    (?!sealed:|answer:).*\n)*    (sealed|answer):", text, re.M
+    )
+    sealed = [card_id for card_id, kind in cards if kind == "sealed"]
+    free = [card_id for card_id, kind in cards if kind == "answer"]
+    text = re.sub(
+        r"^  sealed: \[.*\]\n  free: \[.*\]\n",
+        f"  sealed: [{', '.join(sealed)}]\n  free: [{', '.join(free)}]\n",
+        text,
+        count=1,
+        flags=re.M,
+    )
+    deck_id = re.search(r"^id: (\S+)$", text, re.M)
+    version = re.search(r"^version: (\d+)$", text, re.M)
+    assert deck_id is not None and version is not None
+    path.write_text(text, encoding="utf-8")
+    slots = {"format": "infracards-keyslots/v1", "deck": deck_id.group(1)}
+    slots |= {"version": int(version.group(1)), "slots": {}}
+    path.with_name(f"{deck_id.group(1)}.keyslots.json").write_text(json.dumps(slots), "utf-8")
+    return path
 
 
 @pytest.fixture(autouse=True)

@@ -14,6 +14,7 @@ from infracards.deck import load_deck
 from infracards.records import Answer
 from infracards.seal import open_answer, parse_license_key
 from infracards.seal.encoding import decode_b64
+from infracards.services.library import deck_labels
 from infracards.services.publish import load_source, sealed_plaintext
 from infracards.services.unlock import open_sealed
 from infracards.tui.line_breaks import enable_cjk_line_breaks
@@ -107,6 +108,7 @@ def test_shipped_deck_matches_its_source() -> None:
         lock=deck.lock,
         keyslots=deck.keyslots_path.read_bytes(),
         key=parse_license_key(DEMO_KEYS[0]),
+        labels=deck_labels(deck),
     ).release_key
     for shipped, written in zip(deck.cards, source.cards, strict=True):
         if shipped.locked:

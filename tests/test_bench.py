@@ -12,7 +12,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-WORKLOADS = {"load", "cold_start", "queue", "grade", "stats", "export", "unlock", "mock"}
+WORKLOADS = {
+    "load",
+    "cold_start",
+    "queue",
+    "grade",
+    "stats",
+    "export",
+    "unlock",
+    "mock",
+    "import",
+    "replay_one_card",
+}
 ANKI_HAS = {"load", "cold_start", "queue", "grade", "stats"}
 
 
@@ -48,3 +59,5 @@ def test_quick_benchmark_reports_every_workload_for_every_side(tmp_path: Path) -
     assert report["workloads"]["unlock"]["answers"] == 31
     assert report["workloads"]["grade"]["runs"] == 30
     assert report["workloads"]["mock"]["infracards_tick_s"] > 0
+    assert report["workloads"]["import"]["reviews"] == 10_000
+    assert report["workloads"]["replay_one_card"]["reviews"] == 2_000

@@ -65,6 +65,7 @@ def test_status_json_on_a_fresh_home(capsys: pytest.CaptureFixture[str], home: P
         "due_today": 0,
         "locked": 31,
         "unlocked": False,
+        "key_stored": False,
         "reviews_today": 0,
         "due_within_cap": 0,
         "suspended": 0,

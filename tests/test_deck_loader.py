@@ -22,9 +22,10 @@ from infracards.errors import DeckError
 HEADER = "format: infracards-deck/v1\nid: demo\ntitle: Demo\nversion: 1\nlanguage: zh-CN\n"
 HOSTILE = {
     "flow sequences": "[" * 1_000_000,
-    "flow mappings": "{a: " * 300_000,
+    # Under a field a deck has: an unknown one is refused before its value is read.
+    "flow mappings": "lock: " + "{a: " * 300_000,
     "block sequences": "- " * 300_000 + "x\n",
-    "block mappings": "".join(f"{' ' * n}k:\n" for n in range(2_000)),
+    "block mappings": "lock:\n" + "".join(f"{' ' * (n + 1)}k:\n" for n in range(2_000)),
     "nested in a card": HEADER + "cards:\n  - id: q01\n    prompt: " + "[" * 500_000 + "\n",
 }
 

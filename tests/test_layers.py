@@ -28,6 +28,9 @@ HEADLESS = [
     "services.statistics",
     "cli",
     "seal",
+    "terminal_text",
+    "card_text",
+    "files",
 ]
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from infracards.scheduler import SM2State, StudyQueue, review
+from infracards.scheduler import MAX_INTERVAL_DAYS, SM2State, StudyQueue, due_date, review
 from infracards.scheduler.calendar import study_day
 
 
@@ -145,3 +146,29 @@ def test_study_day_rolls_over_at_the_chosen_hour() -> None:
     assert study_day(datetime(2025, 1, 6, 3, 59), rollover_hour=4).isoformat() == "2025-01-05"
     assert study_day(datetime(2025, 1, 6, 4, 0), rollover_hour=4).isoformat() == "2025-01-06"
     assert study_day(datetime(2025, 1, 6, 0, 30), rollover_hour=0).isoformat() == "2025-01-06"
+
+
+# --- the horizon: what SM-2 does where the calendar ends ---------------------------------------
+
+
+def test_perfect_grades_stop_at_a_hundred_years_instead_of_passing_the_calendar() -> None:
+    """Fourteen 5s in a row give SM-2 an interval past 9999-12-31; it stops at the horizon."""
+    intervals = [state.interval for state in run([5] * 40)]
+    assert intervals[:10] == [1, 6, 17, 48, 140, 420, 1302, 4167, 13752, MAX_INTERVAL_DAYS]
+    assert set(intervals[9:]) == {MAX_INTERVAL_DAYS}
+
+
+@given(st.lists(st.integers(min_value=0, max_value=5), max_size=300))
+def test_no_grade_sequence_passes_the_horizon(grades: list[int]) -> None:
+    for state in run(grades):
+        assert 1 <= state.interval <= MAX_INTERVAL_DAYS
+
+
+@given(st.dates(), st.integers(min_value=0, max_value=10**7))
+def test_a_due_date_is_always_on_the_calendar(day: date, interval: int) -> None:
+    due = due_date(day, interval)
+    assert day <= due <= date.max
+    if (date.max - day).days > interval:
+        assert due == day + timedelta(days=interval)
+    else:
+        assert due == date.max

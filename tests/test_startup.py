@@ -144,8 +144,10 @@ def test_a_changed_builtin_deck_is_still_noticed_and_synced(
         shipped.read_text(encoding="utf-8").replace("version: 1", "version: 2", 1),
         encoding="utf-8",
     )
-    newer.with_name("module03.keyslots.json").write_bytes(
-        shipped.with_name("module03.keyslots.json").read_bytes()
+    newer.with_name("module03.keyslots.json").write_bytes(  # the release its slots are for
+        shipped.with_name("module03.keyslots.json")
+        .read_bytes()
+        .replace(b'"version": 1', b'"version": 2')
     )
     monkeypatch.setattr("infracards.services.library.builtin_deck_path", lambda: newer)
 
@@ -186,7 +188,11 @@ def test_a_command_closes_the_store_before_the_process_ends(started: Path) -> No
             capture_output=True,
             check=True,
         )
-        assert sorted(path.name for path in started.iterdir()) == ["infracards.db"]
+        # No -wal or -shm is left (infracards.lock is the lock the first run created it under).
+        assert sorted(path.name for path in started.iterdir()) == [
+            "infracards.db",
+            "infracards.lock",
+        ]
 
 
 async def test_the_app_resumes_collection_after_its_first_frame(home: Path) -> None:

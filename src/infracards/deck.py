@@ -11,7 +11,9 @@ integers; the reader then checks the schema, naming the line of every problem.
 from __future__ import annotations
 
 import gc
+import json
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,11 +27,14 @@ from yaml.events import (
     MappingStartEvent,
     ScalarEvent,
     SequenceEndEvent,
+    SequenceStartEvent,
     StreamEndEvent,
 )
 
+from infracards.card_text import MAX_CALCULATORS, MAX_KEY_POINTS, MAX_TAGS, text_problem
 from infracards.errors import DeckError
-from infracards.files import MAX_DECK_BYTES, file_digest, read_deck_bytes
+from infracards.files import MAX_DECK_BYTES, file_digest, keyslots_path, read_deck_bytes
+from infracards.terminal_text import echo, quoted
 
 _CParser: type[yaml._yaml.CParser] | None
 try:
@@ -46,29 +51,39 @@ DECK_FORMAT = "infracards-deck/v1"
 MAX_CARDS = 250_000
 MAX_DEPTH = 16
 _TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels"
-MAX_TEXT_CHARS = 64 * 1024
+_NO_ANCHORS = "anchors and aliases are not allowed in a deck"
+MAX_CARD_VALUES = 1_024
+"""Values (texts, lists) one card may hold while it is read: id, prompt, answer or sealed,
+up to 32 tags and 64 key points fit many times over."""
+MAX_HEADER_VALUES = 262_144
+"""Values outside the card list (the lock header's revoked key ids, mostly)."""
 
 # Only plain decimal integers are numbers: `012` (octal in YAML 1.1) and `1e3` stay text.
 _PLAIN_INT = re.compile(r"0|[1-9][0-9]{0,17}")
+_DECK_FIELDS = {"format", "id", "title", "version", "language", "notation", "lock", "cards"}
 _CARD_FIELDS = {"id", "prompt", "tags", "key_points", "calculators", "answer", "sealed"}
 _CARD_REQUIRED = {"id", "prompt"}
 _DECK_ID = re.compile(r"[a-z][a-z0-9-]{1,31}")
 CARD_ID = re.compile(r"[a-z][a-z0-9-]{0,31}")
 TAG = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*")
-# C0 controls except tab/newline, DEL and C1 controls: ESC would let a deck drive the terminal.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]+")
 
 
 @dataclass(frozen=True, slots=True)
 class Card:
-    """One flashcard as written in the deck file."""
+    """One flashcard as written in the deck file.
+
+    Tags and key points are kept as the store holds them (one text each): a deck of 250,000
+    cards with many short key points would otherwise be millions of small objects.
+    """
 
     card_id: str
     prompt: str
-    tags: tuple[str, ...]
-    key_points: tuple[str, ...]
+    tags_text: str
+    """Tags separated by spaces ("" for none)."""
+    key_points_json: str
+    """Key points as a JSON list ("[]" for none)."""
     answer: str | None
     """Free answer (Markdown); None when the answer is sealed."""
     sealed: str | None
@@ -81,6 +96,14 @@ class Card:
     @property
     def locked(self) -> bool:
         return self.answer is None
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return tuple(self.tags_text.split())
+
+    @property
+    def key_points(self) -> tuple[str, ...]:
+        return tuple(json.loads(self.key_points_json))
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +125,7 @@ class Deck:
 
     @property
     def keyslots_path(self) -> Path:
-        return self.path.with_name(f"{self.path.name.removesuffix('.yaml')}.keyslots.json")
+        return keyslots_path(self.path)
 
 
 def load_deck(path: Path | str, *, max_bytes: int = MAX_DECK_BYTES) -> Deck:
@@ -113,10 +136,16 @@ def load_deck(path: Path | str, *, max_bytes: int = MAX_DECK_BYTES) -> Deck:
 
 
 def parse_deck(data: bytes, *, path: Path) -> Deck:
-    """Validate deck bytes already read from ``path``."""
+    """Validate deck bytes already read from ``path``.
+
+    Each card is checked and kept in its compact form as soon as its last event is read, and
+    an unknown field is refused before its value is read, so memory stays a small multiple of
+    the file's size whatever the cards look like; the 250,001st card is refused on sight.
+    """
+    reader = _DeckReader(path)
     with _no_collection():
-        root = compose_yaml(data, path=path)
-        return _DeckReader(path).read(root, digest=file_digest(data))
+        root = compose_yaml(data, path=path, deck=reader)
+        return reader.read(root, digest=file_digest(data))
 
 
 @contextmanager
@@ -133,16 +162,18 @@ def _no_collection() -> Iterator[None]:
             gc.enable()
 
 
-def compose_yaml(data: bytes, *, path: Path) -> Any:
+def compose_yaml(data: bytes, *, path: Path, deck: _DeckReader | None = None) -> Any:
     """Compose untrusted YAML into plain values with line numbers, or raise ``DeckError``.
 
     Mappings come back as ``_Mapping`` and sequences as ``_Sequence`` (which remember the line
-    of every key and item); scalars as ``str``, or ``int`` for a plain decimal integer.
+    of every key and item); scalars as ``str``, or ``int`` for a plain decimal integer. With
+    ``deck``, the root mapping is read as a deck: its card list is handed to ``deck`` card by
+    card and comes back as a ``_CardList``.
     """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise DeckError(f"{path}:1: the file is UTF-16; save it as UTF-8")
+        raise DeckError(f"{echo(path)}:1: the file is UTF-16; save it as UTF-8")
     try:
-        return _Composer(path, _event_source(data)).document()
+        return _Composer(path, _event_source(data), deck=deck).document()
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark else 1
@@ -151,11 +182,11 @@ def compose_yaml(data: bytes, *, path: Path) -> Any:
             # libyaml 0.2.6+ (PyYAML 6.0.4) refuses deep nesting in its scanner, before the
             # composer sees the events: the learner gets the same message either way.
             problem = _TOO_DEEP
-        raise DeckError(f"{path}:{line}: {problem}") from None
+        raise DeckError(f"{echo(path)}:{line}: {echo(problem)}") from None
     except yaml.reader.ReaderError as error:
         raise _reader_error(data, error, path) from None
     except yaml.YAMLError as error:
-        raise DeckError(f"{path}: {error}") from None
+        raise DeckError(f"{echo(path)}: {echo(error)}") from None
 
 
 def _event_source(data: bytes) -> EventSource:
@@ -173,13 +204,13 @@ def _reader_error(data: bytes, error: yaml.reader.ReaderError, path: Path) -> De
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as bad:
         line = data[: bad.start].count(b"\n") + 1
-        return DeckError(f"{path}:{line}: invalid UTF-8 (byte {bad.start})")
+        return DeckError(f"{echo(path)}:{line}: invalid UTF-8 (byte {bad.start})")
     # libyaml counts bytes into the file, PyYAML characters into the text.
     if _CParser is not None:
         line = data[: error.position].count(b"\n") + 1
     else:
         line = text[: error.position].count("\n") + 1
-    return DeckError(f"{path}:{line}: character #x{error.character:04x} is not allowed")
+    return DeckError(f"{echo(path)}:{line}: character #x{error.character:04x} is not allowed")
 
 
 def _plain_scalar(event: ScalarEvent) -> str | int:
@@ -216,6 +247,16 @@ class _Sequence(list[Any]):
         self.lines: list[int] = []
 
 
+class _CardList(list["Card"]):
+    """A deck's card list, each card already checked as it was read."""
+
+    __slots__ = ("line",)
+
+    def __init__(self, line: int) -> None:
+        super().__init__()
+        self.line = line
+
+
 class _Composer:
     """Builds values from parser events, refusing what a deck never needs.
 
@@ -225,12 +266,23 @@ class _Composer:
     The depth check runs before descending, so recursion here is bounded by ``MAX_DEPTH``.
     """
 
-    def __init__(self, path: Path, next_event: EventSource) -> None:
-        self._path = path
+    def __init__(
+        self, path: Path, next_event: EventSource, *, deck: _DeckReader | None = None
+    ) -> None:
+        self._where = echo(path)
         self._next = next_event
+        self._deck = deck
+        self._left = MAX_HEADER_VALUES if deck is not None else sys.maxsize
+        """Values still allowed in what is being read (the header, or one card)."""
+        self._too_many = f"more than {MAX_HEADER_VALUES:,} values outside the card list"
+
+    def _count(self, line: int) -> None:
+        self._left -= 1
+        if self._left < 0:
+            raise self._fail(line, self._too_many)
 
     def _fail(self, line: int, message: str) -> DeckError:
-        return DeckError(f"{self._path}:{line}: {message}")
+        return DeckError(f"{self._where}:{line}: {message}")
 
     def document(self) -> Any:
         self._next()  # StreamStartEvent
@@ -251,9 +303,11 @@ class _Composer:
             raise self._fail(line, _TOO_DEEP)
         kind = type(event)
         if kind is AliasEvent or event.anchor is not None:
-            raise self._fail(line, "anchors and aliases are not allowed in a deck")
+            raise self._fail(line, _NO_ANCHORS)
         if event.tag is not None:
-            raise self._fail(line, f"YAML tags such as {event.tag!r} are not allowed in a deck")
+            raise self._fail(
+                line, f"YAML tags such as {quoted(event.tag)} are not allowed in a deck"
+            )
         if kind is ScalarEvent:
             return _plain_scalar(event)
         if kind is MappingStartEvent:
@@ -266,16 +320,31 @@ class _Composer:
         while type(key := next_event()) is not MappingEndEvent:
             key_line = key.start_mark.line + 1
             if type(key) is AliasEvent or key.anchor is not None:
-                raise self._fail(key_line, "anchors and aliases are not allowed in a deck")
+                raise self._fail(key_line, _NO_ANCHORS)
             if type(key) is not ScalarEvent or key.tag is not None:
                 raise self._fail(key_line, "mapping keys must be plain strings")
             name: str = key.value
             if name in mapping:
                 first = key_lines[name]
-                raise self._fail(key_line, f"duplicate key {name!r} (first on line {first})")
+                raise self._fail(key_line, f"duplicate key {quoted(name)} (first on line {first})")
+            self._count(key_line)
             value = next_event()
+            if depth == 1 and self._deck is not None and name not in _DECK_FIELDS:
+                # Refused before the rest of its value is read: it could be most of the file.
+                if type(value) is AliasEvent or value.anchor is not None:
+                    raise self._fail(value.start_mark.line + 1, _NO_ANCHORS)
+                raise self._deck.fail(line, "deck", _unknown_field({name}, _DECK_FIELDS))
             key_lines[name] = key_line
             value_lines[name] = value.start_mark.line + 1
+            if (
+                depth == 1
+                and name == "cards"
+                and self._deck is not None
+                and type(value) is SequenceStartEvent
+            ):
+                self._deck.check_format(mapping)
+                mapping[name] = self._cards(value_lines[name])
+                continue
             mapping[name] = (
                 _plain_scalar(value)
                 if type(value) is ScalarEvent and value.tag is None and value.anchor is None
@@ -287,13 +356,40 @@ class _Composer:
         sequence = _Sequence(line)
         next_event, lines = self._next, sequence.lines
         while type(item := next_event()) is not SequenceEndEvent:
-            lines.append(item.start_mark.line + 1)
+            item_line = item.start_mark.line + 1
+            self._count(item_line)
+            lines.append(item_line)
             sequence.append(
                 _plain_scalar(item)
                 if type(item) is ScalarEvent and item.tag is None and item.anchor is None
                 else self._value(item, depth + 1)
             )
         return sequence
+
+    def _cards(self, line: int) -> _CardList:
+        """Read a deck's card list one card at a time: each card is composed (within its own
+        budget of values), checked and kept as a ``Card`` before the next one is read."""
+        assert self._deck is not None
+        cards = _CardList(line)
+        header_left = self._left
+        while type(item := self._next()) is not SequenceEndEvent:
+            item_line = item.start_mark.line + 1
+            if len(cards) == MAX_CARDS:
+                raise self._deck.fail(line, "cards", f"more than {MAX_CARDS:,} cards in one deck")
+            self._left = MAX_CARD_VALUES
+            self._too_many = (
+                f"cards[{len(cards)}]: a card holds at most {MAX_CARD_VALUES:,} values "
+                f"(up to {MAX_TAGS} tags and {MAX_KEY_POINTS} key points)"
+            )
+            value = (
+                _plain_scalar(item)
+                if type(item) is ScalarEvent and item.tag is None and item.anchor is None
+                else self._value(item, 3)
+            )
+            cards.append(self._deck.next_card(value, item_line, len(cards)))
+        self._left = header_left
+        self._too_many = f"more than {MAX_HEADER_VALUES:,} values outside the card list"
+        return cards
 
 
 class FieldReader:
@@ -302,9 +398,10 @@ class FieldReader:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.where = echo(path)
 
     def fail(self, line: int, field: str, message: str) -> DeckError:
-        return DeckError(f"{self.path}:{line}: {field}: {message}")
+        return DeckError(f"{self.where}:{line}: {field}: {message}")
 
     def mapping(
         self, value: Any, line: int, field: str, allowed: set[str], required: set[str]
@@ -320,16 +417,11 @@ class FieldReader:
     def text(
         self, value: Any, line: int, field: str, *, pattern: re.Pattern[str] | None = None
     ) -> str:
-        if type(value) is not str:
-            raise self.fail(line, field, "expected text (quote it if it looks like a number)")
-        if not value or value.isspace():
-            raise self.fail(line, field, "must not be empty")
-        if len(value) > MAX_TEXT_CHARS:
-            raise self.fail(line, field, f"longer than {MAX_TEXT_CHARS} characters")
-        if _CONTROL.search(value):
-            raise self.fail(line, field, "contains control characters (such as ESC)")
+        problem = text_problem(value)
+        if problem is not None:
+            raise self.fail(line, field, problem)
         if pattern is not None and not pattern.fullmatch(value):
-            raise self.fail(line, field, f"{value!r} must match {pattern.pattern}")
+            raise self.fail(line, field, f"{quoted(value)} must match {pattern.pattern}")
         return value
 
     def field_text(
@@ -344,11 +436,19 @@ class FieldReader:
         return value
 
     def texts(
-        self, fields: _Mapping, name: str, field: str, *, pattern: re.Pattern[str] | None = None
+        self,
+        fields: _Mapping,
+        name: str,
+        field: str,
+        *,
+        most: int | None = None,
+        pattern: re.Pattern[str] | None = None,
     ) -> tuple[str, ...]:
         items = fields[name]
         if not isinstance(items, _Sequence):
             raise self.fail(fields.value_lines[name], field, "expected a list")
+        if most is not None and len(items) > most:
+            raise self.fail(fields.value_lines[name], field, f"more than {most} in one card")
         return tuple(
             self.text(item, line, f"{field}[{index}]", pattern=pattern)
             for index, (item, line) in enumerate(zip(items, items.lines, strict=True))
@@ -379,21 +479,32 @@ class FieldReader:
 class _DeckReader(FieldReader):
     """Checks a composed deck against the deck schema and builds a ``Deck``."""
 
-    def read(self, root: Any, *, digest: str) -> Deck:
-        top = self.mapping(
-            root,
-            1,
-            "deck",
-            allowed={"format", "id", "title", "version", "language", "notation", "lock", "cards"},
-            required={"format", "id", "title", "version", "language", "cards"},
-        )
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self._first_line: dict[str, int] = {}
+        """Card id → the line it was first seen on (a duplicate names both)."""
+
+    def check_format(self, top: _Mapping) -> None:
+        """Before the cards are read: a deck of another format needs another reader."""
+        if "format" not in top:
+            return
         deck_format = self.field_text(top, "format", "format")
         if deck_format != DECK_FORMAT:
             raise self.fail(
                 top.value_lines["format"],
                 "format",
-                f"{deck_format!r} is not {DECK_FORMAT!r} (a newer infracards may read it)",
+                f"{quoted(deck_format)} is not {DECK_FORMAT!r} (a newer infracards may read it)",
             )
+
+    def read(self, root: Any, *, digest: str) -> Deck:
+        top = self.mapping(
+            root,
+            1,
+            "deck",
+            allowed=_DECK_FIELDS,
+            required={"format", "id", "title", "version", "language", "cards"},
+        )
+        self.check_format(top)
         version = self.integer(top, "version", "version")
         if version < 1:
             raise self.fail(top.value_lines["version"], "version", "must be 1 or more")
@@ -402,11 +513,13 @@ class _DeckReader(FieldReader):
             lock = self.plain(top["lock"], top.value_lines["lock"], "lock")
             if not isinstance(lock, dict):
                 raise self.fail(top.value_lines["lock"], "lock", "expected a mapping of fields")
-        cards = self.cards(top["cards"], top.value_lines["cards"])
+        cards = top["cards"]
+        if not isinstance(cards, _CardList) or not cards:
+            raise self.fail(top.value_lines["cards"], "cards", "expected a non-empty list of cards")
         if lock is None and any(card.sealed for card in cards):
             first = next(card for card in cards if card.sealed)
             raise DeckError(
-                f"{self.path}:{first.line}: cards[{first.card_id}].sealed: "
+                f"{self.where}:{first.line}: cards[{first.card_id}].sealed: "
                 "the deck has no lock header"
             )
         return Deck(
@@ -414,32 +527,25 @@ class _DeckReader(FieldReader):
             title=self.field_text(top, "title", "title"),
             version=version,
             language=self.field_text(top, "language", "language", pattern=_LANGUAGE),
-            cards=cards,
+            cards=tuple(cards),
             lock=lock,
             path=self.path,
             digest=digest,
             notation=self.field_text(top, "notation", "notation") if "notation" in top else None,
         )
 
-    def cards(self, items: Any, line: int) -> tuple[Card, ...]:
-        if not isinstance(items, _Sequence) or not items:
-            raise self.fail(line, "cards", "expected a non-empty list of cards")
-        if len(items) > MAX_CARDS:
-            raise self.fail(line, "cards", f"more than {MAX_CARDS:,} cards in one deck")
-        cards: list[Card] = []
-        first_line: dict[str, int] = {}
-        for index, (item, item_line) in enumerate(zip(items, items.lines, strict=True)):
-            card = self.card(item, item_line, f"cards[{index}]")
-            if card.card_id in first_line:
-                raise self.fail(
-                    item_line,
-                    f"cards[{index}].id",
-                    f"duplicate card id {card.card_id!r} "
-                    f"(first on line {first_line[card.card_id]})",
-                )
-            first_line[card.card_id] = card.line
-            cards.append(card)
-        return tuple(cards)
+    def next_card(self, item: Any, line: int, index: int) -> Card:
+        """Check the deck's next card (``cards[index]``), and that its id is new."""
+        card = self.card(item, line, f"cards[{index}]")
+        first = self._first_line.get(card.card_id)
+        if first is not None:
+            raise self.fail(
+                line,
+                f"cards[{index}].id",
+                f"duplicate card id {quoted(card.card_id)} (first on line {first})",
+            )
+        self._first_line[card.card_id] = line
+        return card
 
     def card(self, item: Any, line: int, field: str) -> Card:
         fields = self.mapping(item, line, field, allowed=_CARD_FIELDS, required=_CARD_REQUIRED)
@@ -457,21 +563,26 @@ class _DeckReader(FieldReader):
         return Card(
             card_id=self.field_text(fields, "id", f"{field}.id", pattern=CARD_ID),
             prompt=self.field_text(fields, "prompt", f"{field}.prompt"),
-            tags=self.texts(fields, "tags", f"{field}.tags", pattern=TAG)
+            tags_text=" ".join(
+                self.texts(fields, "tags", f"{field}.tags", most=MAX_TAGS, pattern=TAG)
+            )
             if "tags" in fields
-            else (),
-            key_points=(
-                self.texts(fields, "key_points", f"{field}.key_points")
-                if "key_points" in fields
-                else ()
-            ),
+            else "",
+            key_points_json=json.dumps(
+                list(self.texts(fields, "key_points", f"{field}.key_points", most=MAX_KEY_POINTS)),
+                ensure_ascii=False,
+            )
+            if "key_points" in fields
+            else "[]",
             answer=self.field_text(fields, "answer", f"{field}.answer")
             if "answer" in fields
             else None,
             sealed=sealed,
             line=line,
             calculators=(
-                self.texts(fields, "calculators", f"{field}.calculators", pattern=TAG)
+                self.texts(
+                    fields, "calculators", f"{field}.calculators", most=MAX_CALCULATORS, pattern=TAG
+                )
                 if "calculators" in fields
                 else ()
             ),
@@ -485,4 +596,4 @@ def _unknown_field(unknown: Iterable[object], allowed: set[str]) -> str:
     name = sorted(map(str, unknown))[0]
     close = get_close_matches(name, sorted(allowed), n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"expected {', '.join(sorted(allowed))}"
-    return f"unknown field {name!r} ({hint})"
+    return f"unknown field {quoted(name)} ({hint})"

@@ -20,7 +20,9 @@ class InfracardsError(Exception):
     def __rich__(self) -> Text:
         from rich.text import Text  # only the app renders errors this way
 
-        return Text(f"infracards: {self}")
+        from infracards.terminal_text import message_line
+
+        return Text(f"infracards: {message_line(str(self))}")
 
 
 class DeckError(InfracardsError):

@@ -101,10 +101,13 @@ class SyncReport:
     updated: tuple[str, ...] = ()
     retired: tuple[str, ...] = ()
     restored: tuple[str, ...] = ()
+    keyslots_changed: bool = False
+    """The release's key slots changed (a card key issued or revoked), its cards perhaps not."""
 
     @property
     def changed(self) -> bool:
-        return self.created or bool(self.added or self.updated or self.retired or self.restored)
+        cards = self.added or self.updated or self.retired or self.restored
+        return self.created or bool(cards) or self.keyslots_changed
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +128,11 @@ class BrowseRow:
     suspended: bool = False
     leech: bool = False
     buried_on: date | None = None
+
+
+MAX_DURATION_MS = 365 * 24 * 3600 * 1000
+"""The longest time a review may record (a year): a card left on screen longer is logged
+with this, and an imported review claiming more is refused."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from cryptography.hazmat.primitives.kdf import argon2
 
 from infracards.seal import (
     TEST_KDF_PARAMS,
+    CardLabels,
     IssuedKey,
     SealedRelease,
     issue_license_keys,
@@ -140,6 +141,7 @@ def unlock() -> Unlock:
             deck_id="module03",
             release=release.release,
             license_key=license_key,
+            labels=CardLabels(sealed=frozenset(release.sealed), free=frozenset()),
         )
 
     return run

@@ -180,10 +180,13 @@ def test_no_key_nonce_pair_repeats_across_releases(
 
 
 def test_commit_check_is_a_digest_comparison() -> None:
-    check_commit(KEY, commit_value(KEY))
+    cards = b"sealed and free card ids"
+    check_commit(KEY, commit_value(KEY, cards), cards)
     other = derive_release_key(bytes(range(32)), "module03", 8)
     with pytest.raises(DeckCorruptedError, match=r"lock\.commit"):
-        check_commit(other, commit_value(KEY))
+        check_commit(other, commit_value(KEY, cards), cards)
+    with pytest.raises(DeckCorruptedError, match=r"lock\.commit"):  # relabelled cards
+        check_commit(KEY, commit_value(KEY, cards), cards + b"!")
 
 
 def test_release_keys_depend_on_deck_and_release() -> None:

@@ -51,11 +51,13 @@ def test_the_shipped_documents_have_the_documented_shape(
     sealed: SealedRelease, issued: list[IssuedKey]
 ) -> None:
     assert sealed.lock == {
-        "format": "infracards-seal/v1",
+        "format": "infracards-seal/v2",
         "aead": "aes-256-gcm",
         "kdf": {"alg": "argon2id", "memory_kib": 8192, "iterations": 1, "lanes": 1},
         "commit": sealed.lock["commit"],
         "revoked": [kid_text(issued[2].kid)],
+        "sealed": [f"q{n:02d}" for n in range(3, 34)],
+        "free": [],
     }
     assert sealed.keyslots["format"] == "infracards-keyslots/v1"
     assert (sealed.keyslots["deck"], sealed.keyslots["version"]) == ("module03", 7)
@@ -182,10 +184,11 @@ def test_kdf_params_below_the_floor_are_rejected_in_the_header(
 @pytest.mark.parametrize(
     ("change", "error", "message"),
     [
-        ({"format": "infracards-seal/v2"}, SealError, "needs a newer infracards"),  # row 25
-        ({"format": "infracards-seal/v2", "kdf": "scrypt", "new": 1}, SealError, "needs a newer"),
-        ({"format": "infracards-seal/v0"}, DeckCorruptedError, "lock.format"),
-        ({"format": "other"}, DeckCorruptedError, "expected 'infracards-seal/v1'"),
+        ({"format": "infracards-seal/v3"}, SealError, "needs a newer infracards"),  # row 25
+        ({"format": "infracards-seal/v3", "kdf": "scrypt", "new": 1}, SealError, "needs a newer"),
+        ({"format": "infracards-seal/v1"}, SealError, "sealed by an older infracards"),
+        ({"format": "infracards-seal/v0"}, SealError, "sealed by an older infracards"),
+        ({"format": "other"}, DeckCorruptedError, "expected 'infracards-seal/v2'"),
         ({"format": None}, DeckCorruptedError, "lock.format is None"),
         ({"aead": "chacha20-poly1305"}, DeckCorruptedError, "lock.aead is 'chacha20-poly1305'"),
         ({"commit": "QR=="}, DeckCorruptedError, "not canonical base64"),
@@ -195,6 +198,10 @@ def test_kdf_params_below_the_floor_are_rejected_in_the_header(
         ({"revoked": [1234]}, DeckCorruptedError, "list of quoted key ids"),  # YAML `- 1234`
         ({"revoked": ["7K3U"]}, DeckCorruptedError, "'7K3U', not a 4-symbol key id"),
         ({"extra": True}, DeckCorruptedError, "exactly the fields"),
+        ({"sealed": "q03"}, DeckCorruptedError, "lock.sealed must be a list of card ids"),
+        ({"free": [3]}, DeckCorruptedError, "lock.free must be a list of card ids"),
+        ({"free": ["q01", "q01"]}, DeckCorruptedError, "lists a card twice"),
+        ({"free": ["q03"]}, DeckCorruptedError, "'q03' as both sealed and free"),
     ],
 )
 def test_lock_header_validation(

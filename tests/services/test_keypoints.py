@@ -16,7 +16,7 @@ from infracards.services.answers import AnswerBook
 from infracards.services.keypoints import fingerprint, key_point_stats, suggested_grade
 from infracards.services.library import add_deck
 from infracards.services.review import ReviewSession
-from tests.conftest import SAMPLE_DECK
+from tests.conftest import SAMPLE_DECK, write_release
 
 Q01_POINTS = ("等价于 Reduce-Scatter + All-Gather", "每卡发送 2(N-1)/N·S")
 
@@ -155,7 +155,7 @@ def test_a_deck_update_that_changes_the_key_points_starts_their_count_again(
     changed = SAMPLE_DECK.replace(
         '"每卡发送 2(N-1)/N·S"]', '"每卡发送 2(N-1)/N·S", "Ring 的带宽最优"]'
     ).replace("version: 1", "version: 2")
-    sample_deck.write_text(changed, encoding="utf-8")
+    write_release(sample_deck, changed)
     add_deck(engine, sample_deck)
     stats = key_point_stats(engine, AnswerBook(), deck_id="sample")
     # Index 1 of the old list is not index 1 of the new one: the old checks stay in the log

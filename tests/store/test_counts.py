@@ -23,7 +23,7 @@ from infracards.services.export import import_document
 from infracards.services.library import add_deck, ensure_builtin_deck
 from infracards.services.study import Graded, undo_grade
 from infracards.store.db import transaction
-from tests.conftest import SAMPLE_DECK, grade_by_id
+from tests.conftest import SAMPLE_DECK, grade_by_id, write_release
 
 TRIGGERS = {
     "card_delete",
@@ -67,10 +67,6 @@ def assert_counts_match(path: Path) -> None:
             ).fetchall()
             == days
         )
-
-
-def write_deck(path: Path, text: str) -> None:
-    path.write_text(text, encoding="utf-8")
 
 
 # Deck edits that move every copied column: q02 becomes sealed (locked), q04 leaves (retired),
@@ -117,7 +113,7 @@ def test_a_deck_life_keeps_copies_and_counts_exact(
         Q01_LAST,
         SAMPLE_DECK.replace("version: 1", "version: 5"),
     ):
-        write_deck(sample_deck, text)
+        write_release(sample_deck, text)
         add_deck(engine, sample_deck)
         assert_counts_match(path)
 
@@ -160,7 +156,7 @@ def test_random_grades_undos_and_edits_keep_counts_exact(
         elif action < 0.85 and history:
             undo_grade(engine, graded=history.pop(rng.randrange(len(history))))
         else:
-            write_deck(sample_deck, rng.choice(texts))
+            write_release(sample_deck, rng.choice(texts))
             add_deck(engine, sample_deck)
         assert_counts_match(path)
     assert_counts_match(path)

@@ -26,7 +26,7 @@ from infracards.store.queries import (
     load_queue_page,
     set_card_state,
 )
-from tests.conftest import SAMPLE_DECK, SAMPLE_SLOTS
+from tests.conftest import SAMPLE_DECK, write_release
 
 CARDS = 30
 SEALED = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIj"
@@ -48,11 +48,7 @@ def deck(engine: Engine, tmp_path: Path, today: date) -> str:
         for n in range(CARDS)
     ]
     cards = "".join(entries)
-    path = tmp_path / "pages.yaml"
-    path.write_text(header + "cards:\n" + cards, encoding="utf-8")
-    path.with_name("pages.keyslots.json").write_text(
-        SAMPLE_SLOTS.replace('"sample"', '"pages"'), encoding="utf-8"
-    )
+    path = write_release(tmp_path / "pages.yaml", header + "cards:\n" + cards)
     add_deck(engine, path)
     with transaction(engine, write=True) as session:
         for n in range(CARDS):
@@ -69,8 +65,7 @@ def deck(engine: Engine, tmp_path: Path, today: date) -> str:
             )
     # Reordered, so deck positions no longer follow the cards' keys; the last card is retired.
     reordered = entries[-3::-2] + entries[-2::-2]
-    path.write_text(header + "cards:\n" + "".join(reordered), encoding="utf-8")
-    add_deck(engine, path)
+    add_deck(engine, write_release(path, header + "cards:\n" + "".join(reordered)))
     return "pages"
 
 

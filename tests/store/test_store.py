@@ -28,7 +28,7 @@ from infracards.store.queries import (
     load_card,
     set_card_state,
 )
-from tests.conftest import SAMPLE_DECK, grade_by_id
+from tests.conftest import SAMPLE_DECK, grade_by_id, write_release
 
 
 def card(engine: Engine, card_id: str, deck_id: str = "sample"):  # type: ignore[no-untyped-def]
@@ -70,7 +70,7 @@ def test_deck_update_keeps_progress_retires_and_restores(
         .replace("ZeRO-1 切分了什么？", "ZeRO-1 切分了哪些状态？")
         .replace("  - id: q04\n", "  - id: q05\n")
     )
-    sample_deck.write_text(edited, encoding="utf-8")
+    write_release(sample_deck, edited)
     report = add_deck(engine, sample_deck)
     assert (report.version, report.added, report.updated, report.retired) == (
         2,
@@ -91,7 +91,7 @@ def test_deck_update_keeps_progress_retires_and_restores(
         ]
         assert len(card_history(session, pk=q02.pk)) == 1
 
-    sample_deck.write_text(SAMPLE_DECK, encoding="utf-8")
+    write_release(sample_deck, SAMPLE_DECK)
     report = add_deck(engine, sample_deck)
     assert report.restored == ("q04",) and report.retired == ("q05",)
     assert not card(engine, "q04").retired
@@ -332,8 +332,10 @@ def test_builtin_deck_loads_once_and_leaves_a_user_copy_alone(
         shipped.read_text(encoding="utf-8").replace("version: 1", "version: 99", 1),
         encoding="utf-8",
     )
-    (tmp_path / "module03.keyslots.json").write_bytes(
-        shipped.with_name("module03.keyslots.json").read_bytes()
+    (tmp_path / "module03.keyslots.json").write_bytes(  # the release its slots are for
+        shipped.with_name("module03.keyslots.json")
+        .read_bytes()
+        .replace(b'"version": 1', b'"version": 99')
     )
     add_deck(engine, copy)
     assert ensure_builtin_deck(engine) is None

@@ -16,8 +16,9 @@ from collections.abc import Sequence
 
 from infracards import __version__
 from infracards.cli import calc, decks, keys, practice, progress, publish, study
-from infracards.cli.common import Handler
+from infracards.cli.common import Handler, Parser, report_error, terminal_output
 from infracards.errors import InfracardsError
+from infracards.terminal_text import KeyMask
 
 GROUPS = (study, practice, decks, progress, keys, calc, publish)
 """Command groups in the order `infracards --help` lists them."""
@@ -27,7 +28,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _run(argv)
     except UnicodeEncodeError as error:
-        if codecs.lookup(error.encoding).name != codecs.lookup(sys.stdout.encoding).name:
+        shown = sys.stdout.encoding or ""
+        if not shown or codecs.lookup(error.encoding).name != codecs.lookup(shown).name:
             raise
         print(
             f"infracards: this terminal's encoding ({sys.stdout.encoding}) cannot show the deck's"
@@ -38,18 +40,27 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    mask = KeyMask(argv)  # a card key typed in the wrong place is never echoed in full
     parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
+    with terminal_output(mask=mask):
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exit_:
+            return int(exit_.code or 0)
     handler: Handler = args.handler
-    if handler not in (*study.OPENS_APP, *practice.OPENS_APP):
-        gc.enable()  # paused by the entry point for start-up; only the app resumes it later
+    if handler in (*study.OPENS_APP, *practice.OPENS_APP):  # the app draws on the terminal
+        return _call(handler, args, mask=mask)
+    gc.enable()  # paused by the entry point for start-up; only the app resumes it later
+    with terminal_output(mask=mask):
+        return _call(handler, args, mask=mask)
+
+
+def _call(handler: Handler, args: argparse.Namespace, *, mask: KeyMask) -> int:
     try:
         return handler(args)
     except InfracardsError as error:
-        print(f"infracards: {error}", file=sys.stderr)
+        report_error(str(error), mask=mask)
         return 1
     except KeyboardInterrupt:
         print("infracards: interrupted", file=sys.stderr)
@@ -61,7 +72,7 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="infracards",
         description="Flashcards with exact SM-2 scheduling for LLM training-infrastructure "
         "interviews. Without a command, opens the app.",

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from infracards.cli.common import print_json
+from infracards.terminal_text import echo, message_line, quoted
 
 if TYPE_CHECKING:
     from infracards.calc import Model, Param, Result
@@ -64,7 +65,7 @@ def run_calc(args: argparse.Namespace) -> int:
         return _calc(args.words)
     except Usage as usage:
         if usage.message:
-            print(f"infracards: {usage.message.strip()}", file=sys.stderr)
+            print(f"infracards: {message_line(usage.message.strip())}", file=sys.stderr)
         return usage.code
 
 
@@ -86,7 +87,9 @@ def _calc(words: list[str]) -> int:
     )
     args, extras = front.parse_known_args(words)
     if extras:  # only words before the name can be left over: the rest are its parameters
-        front.error(f"unrecognized arguments: {' '.join(extras)} (a calculator's name comes first)")
+        front.error(
+            f"unrecognized arguments: {echo(' '.join(extras))} (a calculator's name comes first)"
+        )
     if args.list:
         if args.name is not None:
             front.error("give a calculator's name or --list, not both")
@@ -100,7 +103,7 @@ def _calc(words: list[str]) -> int:
     try:
         model = MODELS[args.name]
     except KeyError:
-        front.error(f"no calculator {args.name!r}; there are {', '.join(MODELS)}")
+        front.error(f"no calculator {quoted(args.name)}; there are {', '.join(MODELS)}")
     given = ModelParser(model).read(args.params)
     typed = {param.flag: getattr(given, dest(param)) for param in model.params}
     try:
@@ -158,7 +161,7 @@ class ModelParser(Parser):
                     self.model.param(word[2:].partition("=")[0])
                 except CalcError as error:
                     self.error(str(error))
-            self.error(f"unexpected argument {word!r}")
+            self.error(f"unexpected argument {quoted(word)}")
         return given
 
 

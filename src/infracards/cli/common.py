@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import json
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 from weakref import ref
 
 from infracards.errors import InfracardsError
 from infracards.paths import home
+from infracards.terminal_text import (
+    KeyMask,
+    json_safe,
+    message_line,
+    quoted,
+    terminal_safe,
+)
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -47,7 +56,89 @@ def _close_store(engine: ref[Engine]) -> None:
 
 
 def print_json(document: Any) -> None:
-    print(json.dumps(document, ensure_ascii=False, indent=2))
+    print(json_safe(json.dumps(document, ensure_ascii=False, indent=2)))
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with usage errors kept short: a 5 MB argument is not echoed whole."""
+
+    def error(self, message: str) -> Any:
+        super().error(message_line(message))
+
+
+def text_argument(value: str) -> str:
+    """An argument that must be text (an id, a card key, a setting), not undecodable bytes.
+
+    Python hands over bytes that are not UTF-8 as lone surrogates; a file name may hold
+    them (paths are not checked), an id or a key never does.
+    """
+    if value.isascii() or not any(0xD800 <= ord(char) <= 0xDFFF for char in value):
+        return value
+    undecodable = [ord(char) - 0xDC00 for char in value if 0xDC80 <= ord(char) <= 0xDCFF]
+    what = (
+        f"the bytes {' '.join(f'{byte:02X}' for byte in undecodable)} cannot be decoded"
+        if undecodable
+        else "it holds a lone surrogate"
+    )
+    raise argparse.ArgumentTypeError(
+        f"{quoted(value)} is not valid UTF-8: {what} (the terminal is fine; these bytes came "
+        "from the shell, a script or a pasted file name); type it again as plain text"
+    )
+
+
+BYTE_ORDER_MARK = "\ufeff"
+
+
+def path_argument(value: str) -> Path:
+    """A file or folder argument: any bytes a file name may hold, but never a NUL."""
+    if "\0" in value:
+        raise argparse.ArgumentTypeError(
+            f"{quoted(value)} holds a NUL character, which no file name can; check the path"
+        )
+    return Path(value)
+
+
+class TerminalStream:
+    """stdout or stderr, with everything written made safe by ``terminal_safe``.
+
+    Card keys typed in the arguments are masked wherever they are echoed; on standard error
+    any other card key is found and masked too (on standard output that search would slow an
+    export down, and nothing there comes from the learner).
+    """
+
+    def __init__(self, stream: IO[str], *, mask: KeyMask, find_keys: bool) -> None:
+        self._stream = stream
+        self._mask = mask
+        self._find_keys = find_keys
+        self._started = False
+
+    def write(self, text: str) -> int:
+        if not self._started and text == BYTE_ORDER_MARK:  # `export --bom` asked for it
+            self._stream.write(text)
+        else:
+            self._stream.write(terminal_safe(text, mask=self._mask, find_keys=self._find_keys))
+        self._started = True
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def terminal_output(*, mask: KeyMask) -> Iterator[None]:
+    """While a command runs, its output reaches the terminal only through ``TerminalStream``."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout = TerminalStream(saved[0], mask=mask, find_keys=False)
+    sys.stderr = TerminalStream(saved[1], mask=mask, find_keys=True)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def report_error(message: str, *, mask: KeyMask) -> None:
+    """One line on standard error (the app's handlers print without ``terminal_output``)."""
+    print(f"infracards: {message_line(message, mask=mask)}", file=sys.stderr)
 
 
 def require_terminal() -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from infracards.cli.common import open_home, print_json
+from infracards.cli.common import open_home, path_argument, print_json
+from infracards.terminal_text import echo
 
 if TYPE_CHECKING:
     from infracards.cli.common import Commands
@@ -17,10 +17,10 @@ def register(commands: Commands) -> None:
     deck = commands.add_parser("deck", help="load, check and list decks")
     deck_commands = deck.add_subparsers(title="deck commands", metavar="COMMAND", required=True)
     add = deck_commands.add_parser("add", help="load or update a deck file (progress is kept)")
-    add.add_argument("path", type=Path, metavar="PATH")
+    add.add_argument("path", type=path_argument, metavar="PATH")
     add.set_defaults(handler=run_deck_add)
     check = deck_commands.add_parser("check", help="validate a deck file without loading it")
-    check.add_argument("path", type=Path, metavar="PATH")
+    check.add_argument("path", type=path_argument, metavar="PATH")
     check.set_defaults(handler=run_deck_check)
     listing = deck_commands.add_parser("list", help="list loaded decks")
     listing.add_argument("--json", action="store_true", help="print JSON")
@@ -37,12 +37,13 @@ def run_deck_add(args: argparse.Namespace) -> int:
 
 def describe_sync(report: SyncReport) -> str:
     """Tell the user what a deck load changed."""
+    deck = echo(report.deck_id)
     if report.created:
-        return f"Loaded deck {report.deck_id} v{report.version}: {len(report.added)} cards."
+        return f"Loaded deck {deck} v{report.version}: {len(report.added)} cards."
     if not report.changed:
-        return f"Deck {report.deck_id} v{report.version} is already up to date; nothing changed."
+        return f"Deck {deck} v{report.version} is already up to date; nothing changed."
     parts = [
-        f"{label} {len(ids)} ({', '.join(ids[:8])}{', …' if len(ids) > 8 else ''})"
+        f"{label} {len(ids)} ({', '.join(map(echo, ids[:8]))}{', …' if len(ids) > 8 else ''})"
         for label, ids in (
             ("added", report.added),
             ("updated", report.updated),
@@ -51,11 +52,11 @@ def describe_sync(report: SyncReport) -> str:
         )
         if ids
     ]
-    return (
-        f"Updated deck {report.deck_id} to v{report.version}: "
-        + "; ".join(parts)
-        + ". Progress kept."
-    )
+    slots = " New key slots: card keys issued for this release open it." * report.keyslots_changed
+    if not parts:
+        return f"Updated deck {deck} v{report.version}.{slots} Progress kept."
+    changes = "; ".join(parts)
+    return f"Updated deck {deck} to v{report.version}: {changes}.{slots} Progress kept."
 
 
 def run_deck_check(args: argparse.Namespace) -> int:
@@ -64,7 +65,7 @@ def run_deck_check(args: argparse.Namespace) -> int:
     deck = load_deck(args.path)
     locked = sum(card.locked for card in deck.cards)
     print(
-        f"{args.path}: ok — deck {deck.deck_id} v{deck.version}, "
+        f"{echo(args.path)}: ok — deck {deck.deck_id} v{deck.version}, "
         f"{len(deck.cards)} cards ({locked} sealed)"
     )
     return 0
@@ -84,5 +85,5 @@ def run_deck_list(args: argparse.Namespace) -> int:
         )
     else:
         for s in summaries:
-            print(f"{s.deck_id}\tv{s.version}\t{s.total} cards\t{s.title}")
+            print(f"{echo(s.deck_id)}\tv{s.version}\t{s.total} cards\t{echo(s.title)}")
     return 0

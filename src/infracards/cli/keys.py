@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import sys
 from typing import TYPE_CHECKING
 
-from infracards.cli.common import open_home
+from infracards.cli.common import open_home, text_argument
 from infracards.errors import InfracardsError
 from infracards.paths import home
+from infracards.terminal_text import echo
 
 if TYPE_CHECKING:
     from infracards.cli.common import Commands
@@ -22,15 +24,23 @@ def register(commands: Commands) -> None:
         "(mode 0600). Without KEY, asks for it without echo.",
     )
     unlock.add_argument(
-        "key", nargs="*", metavar="KEY", help="the card key, e.g. 7K3QZ-… (spaces ok)"
+        "key",
+        nargs="*",
+        type=text_argument,
+        metavar="KEY",
+        help="the card key, e.g. 7K3QZ-… (spaces ok)",
     )
-    unlock.add_argument("--deck", default="module03", help="deck id (default: module03)")
+    unlock.add_argument(
+        "--deck", type=text_argument, default="module03", help="deck id (default: module03)"
+    )
     unlock.add_argument("--stdin", action="store_true", help="read the key from standard input")
     unlock.add_argument("--status", action="store_true", help="show which decks are unlocked")
     unlock.set_defaults(handler=run_unlock)
 
     lock = commands.add_parser("lock", help="forget the stored card key of a deck")
-    lock.add_argument("--deck", default="module03", help="deck id (default: module03)")
+    lock.add_argument(
+        "--deck", type=text_argument, default="module03", help="deck id (default: module03)"
+    )
     lock.set_defaults(handler=run_lock)
 
 
@@ -38,13 +48,29 @@ def read_key(args: argparse.Namespace) -> str:
     """The card key from the argument, standard input, or a no-echo prompt (not argv history)."""
     if args.key:
         return " ".join(args.key)
-    if args.stdin:
-        return sys.stdin.readline(257).strip()
-    if not sys.stdin.isatty():
+    if not args.stdin and not sys.stdin.isatty():
         raise InfracardsError("no card key given: pass KEY, use --stdin, or run in a terminal")
-    import getpass
+    try:
+        if args.stdin:
+            typed = sys.stdin.readline(257).strip()
+        else:
+            import getpass
 
-    return getpass.getpass("Card key (卡密): ")
+            typed = getpass.getpass("Card key (卡密): ")
+    except UnicodeDecodeError as error:
+        raise _undecodable(error.object[error.start : error.end], error.encoding) from None
+    undecodable = bytes(ord(char) - 0xDC00 for char in typed if 0xDC80 <= ord(char) <= 0xDCFF)
+    if undecodable:  # standard input decoded with surrogateescape (a C locale)
+        raise _undecodable(undecodable, "utf-8")
+    return typed
+
+
+def _undecodable(data: bytes, encoding: str) -> InfracardsError:
+    return InfracardsError(
+        f"the card key typed is not valid {codecs.lookup(encoding).name} text (the bytes "
+        f"{data.hex(' ').upper()} cannot be decoded): type it again; card keys use only "
+        "0-9 and A-Z"
+    )
 
 
 def run_unlock(args: argparse.Namespace) -> int:
@@ -52,16 +78,25 @@ def run_unlock(args: argparse.Namespace) -> int:
     from infracards.services.unlock import key_status, unlock_deck
 
     if args.status:
+        from infracards.cli.study import describe_key
+
         for deck_id, status in key_status(open_home(), home()).items():
-            print(f"{deck_id}\t{status}")
+            print(f"{echo(deck_id)}\t{describe_key(status)}")
         return 0
     typed = read_key(args)
     masked = parse_license_key(typed).masked  # typos are caught before any file is opened
     opened = unlock_deck(open_home(), home(), deck_id=args.deck, typed_key=typed)
     print(
-        f"Unlocked {opened.deck_id} v{opened.release} with card key {masked}: "
+        f"Unlocked {echo(opened.deck_id)} v{opened.release} with card key {masked}: "
         f"{opened.answers} answers open."
     )
+    if opened.dropped:
+        print(
+            "infracards: the license's key for "
+            f"{', '.join(map(echo, opened.dropped))} was unreadable (damaged) and is no longer "
+            "stored; unlock that deck again with its card key",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -69,5 +104,5 @@ def run_lock(args: argparse.Namespace) -> int:
     from infracards.seal import forget_license
 
     forget_license(home(), args.deck)
-    print(f"Forgot the card key for {args.deck}; its sealed answers are locked again.")
+    print(f"Forgot the card key for {echo(args.deck)}; its sealed answers are locked again.")
     return 0

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import gc
 from typing import TYPE_CHECKING
 
-from infracards.cli.common import launch_app, open_home, print_json
+from infracards.cli.common import launch_app, open_home, print_json, text_argument
 
 if TYPE_CHECKING:
     from infracards.cli.common import Commands
@@ -24,43 +23,56 @@ def register(commands: Commands) -> None:
     mock.add_argument(
         "--minutes", type=int, default=None, metavar="M", help="per question (config mock-minutes)"
     )
-    mock.add_argument("--topic", metavar="T", help="only cards whose topic (first tag) is T")
     mock.add_argument(
-        "--deck", help="deck id (default: module03; with --report: every deck unless given)"
+        "--topic",
+        type=text_argument,
+        metavar="T",
+        help="only cards whose topic (first tag) is T",
     )
-    mock.add_argument("--report", action="store_true", help="print past mock interviews")
+    mock.add_argument(
+        "--deck",
+        type=text_argument,
+        help="deck id (default: module03; with --report: every deck unless given)",
+    )
+    mock.add_argument(
+        "--report",
+        action="store_const",
+        dest="handler",
+        const=run_mock_report,  # prints, so it is no command that opens the app
+        help="print past mock interviews",
+    )
     mock.add_argument("--json", action="store_true", help="with --report: one JSON list")
     mock.set_defaults(handler=run_mock)
     register_more(commands)
 
 
 def run_mock(args: argparse.Namespace) -> int:
-    from infracards.services.formatting import mock_history_text
-
-    engine = open_home()
-    if args.report:
-        gc.enable()  # no app: nothing resumes it after a first frame
-        from infracards.services.formatting import mock_document
-        from infracards.services.library import require_deck
-        from infracards.services.mock import mock_reports
-
-        if args.deck is not None:
-            require_deck(engine, args.deck)
-        reports = mock_reports(engine, deck_id=args.deck)
-        if args.json:
-            print_json(mock_document(reports))
-        else:
-            print(mock_history_text(reports))
-        return 0
     from infracards.services.mock import check_options
     from infracards.tui.app import DEFAULT_DECK, MockOptions
 
+    engine = open_home()
     deck = args.deck or DEFAULT_DECK
     check_options(
         engine, deck_id=deck, questions=args.questions, minutes=args.minutes, topic=args.topic
     )
     options = MockOptions(deck, args.questions, args.minutes, args.topic)
     return launch_app(engine, start_review=None, start_mock=options)
+
+
+def run_mock_report(args: argparse.Namespace) -> int:
+    from infracards.services.formatting import mock_document, mock_history_text
+    from infracards.services.library import require_deck
+    from infracards.services.mock import mock_reports
+
+    engine = open_home()
+    if args.deck is not None:
+        require_deck(engine, args.deck)
+    reports = mock_reports(engine, deck_id=args.deck)
+    if args.json:
+        print_json(mock_document(reports))
+    else:
+        print(mock_history_text(reports))
+    return 0
 
 
 def run_plan(args: argparse.Namespace) -> int:
@@ -130,7 +142,9 @@ def register_more(commands: Commands) -> None:
         "card's predicted recall on that day times the share of its key points you said last "
         "time (see the README). --accept sets new-per-day to the plan.",
     )
-    plan.add_argument("--deck", default=None, help="deck id (default: module03)")
+    plan.add_argument(
+        "--deck", type=text_argument, default=None, help="deck id (default: module03)"
+    )
     plan.add_argument("--accept", action="store_true", help="set new-per-day to the plan")
     plan.add_argument("--json", action="store_true", help="print one JSON object")
     plan.set_defaults(handler=run_plan)
@@ -139,6 +153,10 @@ def register_more(commands: Commands) -> None:
         command = commands.add_parser(
             name, help=f"the card {verb} every review and count (its schedule is kept)"
         )
-        command.add_argument("card_id", metavar="CARD_ID", help="card id such as q05")
-        command.add_argument("--deck", help="deck id, when several decks have this card id")
+        command.add_argument(
+            "card_id", type=text_argument, metavar="CARD_ID", help="card id such as q05"
+        )
+        command.add_argument(
+            "--deck", type=text_argument, help="deck id, when several decks have this card id"
+        )
         command.set_defaults(handler=run_suspend, suspend=name == "suspend")

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from collections.abc import Callable
 from datetime import date
-from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from infracards.cli.common import open_home, print_json
-from infracards.errors import InfracardsError
+from infracards.cli.common import open_home, path_argument, print_json, text_argument
+from infracards.terminal_text import echo
 
 if TYPE_CHECKING:
     from infracards.cli.common import Commands
@@ -22,7 +19,7 @@ def register(commands: Commands) -> None:
         "stats", help="review calendar, streaks, 30-day forecast, retention and EF per topic"
     )
     stats.add_argument("--json", action="store_true", help="print one JSON object")
-    stats.add_argument("--deck", help="only this deck (default: all decks)")
+    stats.add_argument("--deck", type=text_argument, help="only this deck (default: all decks)")
     stats.set_defaults(handler=run_stats)
 
     export = commands.add_parser(
@@ -34,9 +31,13 @@ def register(commands: Commands) -> None:
         "--format", choices=["json", "csv", "md"], default="json", help="default: json"
     )
     export.add_argument(
-        "-o", "--output", type=Path, metavar="FILE", help="write here (default: stdout)"
+        "-o",
+        "--output",
+        type=path_argument,
+        metavar="FILE",
+        help="write here, replacing a regular file (default, or -: standard output)",
     )
-    export.add_argument("--deck", help="only this deck")
+    export.add_argument("--deck", type=text_argument, help="only this deck")
     export.add_argument(
         "--since",
         type=date.fromisoformat,
@@ -54,8 +55,10 @@ def register(commands: Commands) -> None:
         description="Reviews are matched by deck, card and time; each changed card's schedule is "
         "recomputed from its whole log. A damaged or foreign file changes nothing.",
     )
-    importer.add_argument("path", type=Path, metavar="FILE")
-    importer.add_argument("--deck", help="import only this deck's progress from the file")
+    importer.add_argument("path", type=path_argument, metavar="FILE")
+    importer.add_argument(
+        "--deck", type=text_argument, help="import only this deck's progress from the file"
+    )
     importer.set_defaults(handler=run_import)
 
 
@@ -98,34 +101,24 @@ def run_export(args: argparse.Namespace) -> int:
             bom=args.bom,
         )
 
-    if args.output is None:
+    if args.output is None or str(args.output) == "-":
         write(sys.stdout)
     else:
-        write_file_atomically(args.output, write)
-        print(f"Wrote {args.output}", file=sys.stderr)
+        from infracards.files import write_atomically
+
+        write_atomically(args.output, write, stream_hint=STREAM_HINT)
+        print(f"Wrote {echo(args.output)}", file=sys.stderr)
     return 0
 
 
-def write_file_atomically(path: Path, write: Callable[[IO[str]], None]) -> None:
-    """Write through a temporary file and rename it, so a failure leaves no half-written file."""
-    temporary = path.with_name(f".{path.name}.tmp")
-    try:
-        with temporary.open("w", encoding="utf-8", newline="") as out:
-            write(out)
-        os.replace(temporary, path)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise InfracardsError(f"cannot write {path} ({error.strerror})") from None
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+STREAM_HINT = "to write to a pipe or a device, use `-o -` (standard output) and redirect it"
 
 
 def run_import(args: argparse.Namespace) -> int:
     from infracards.services.export import import_progress, read_progress
 
     document = read_progress(args.path)
-    report = import_progress(open_home(), document, source=str(args.path), only_deck=args.deck)
+    report = import_progress(open_home(), document, source=echo(args.path), only_deck=args.deck)
     mocks = f" and {report.mock_sessions} mock interviews" if report.mock_sessions else ""
     print(
         f"Imported {report.added} reviews{mocks} into {', '.join(report.decks) or 'no deck'} "

@@ -6,18 +6,22 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from infracards.cli.common import launch_app, open_home, print_json
+from infracards.cli.common import launch_app, open_home, print_json, text_argument
 from infracards.paths import home
 from infracards.records import PREF_KEYS
+from infracards.terminal_text import echo
 
 if TYPE_CHECKING:
     from infracards.cli.common import Commands
     from infracards.services.plan import Readiness
+    from infracards.services.unlock import KeyStatus
 
 
 def register(commands: Commands) -> None:
     review = commands.add_parser("review", help="start reviewing today's cards in the app")
-    review.add_argument("--deck", default="module03", help="deck id (default: module03)")
+    review.add_argument(
+        "--deck", type=text_argument, default="module03", help="deck id (default: module03)"
+    )
     review.set_defaults(handler=run_review)
 
     status = commands.add_parser(
@@ -27,8 +31,10 @@ def register(commands: Commands) -> None:
     status.set_defaults(handler=run_status)
 
     show = commands.add_parser("show", help="print a card's prompt and answer as Markdown")
-    show.add_argument("card_id", metavar="CARD_ID", help="card id such as q05")
-    show.add_argument("--deck", help="deck id, when several decks have this card id")
+    show.add_argument("card_id", type=text_argument, metavar="CARD_ID", help="card id such as q05")
+    show.add_argument(
+        "--deck", type=text_argument, help="deck id, when several decks have this card id"
+    )
     show.set_defaults(handler=run_show)
 
     config = commands.add_parser(
@@ -41,8 +47,10 @@ def register(commands: Commands) -> None:
         "(reviews of each card the plan aims for before the interview, default 3), "
         "mock-minutes (per mock-interview question, default 3).",
     )
-    config.add_argument("key", nargs="?", choices=sorted(PREF_KEYS.values()), metavar="KEY")
-    config.add_argument("value", nargs="?", metavar="VALUE")
+    config.add_argument(
+        "key", nargs="?", type=text_argument, choices=sorted(PREF_KEYS.values()), metavar="KEY"
+    )
+    config.add_argument("value", nargs="?", type=text_argument, metavar="VALUE")
     config.set_defaults(handler=run_config)
 
 
@@ -83,7 +91,8 @@ def run_status(args: argparse.Namespace) -> int:
                 "new_today": s.new_today,
                 "due_today": s.due,
                 "locked": s.locked,
-                "unlocked": keys.get(s.deck_id) == "unlocked",
+                "unlocked": s.deck_id in keys and keys[s.deck_id].unlocked,
+                "key_stored": s.deck_id in keys and keys[s.deck_id].key_stored,
                 "reviews_today": s.reviews_today,
                 "due_within_cap": s.due_today,
                 "suspended": s.suspended,
@@ -97,10 +106,10 @@ def run_status(args: argparse.Namespace) -> int:
     print(f"Study day {overview.today.isoformat()}")
     for s in overview.decks:
         print(
-            f"{s.deck_id}  {s.title}  v{s.version}\n"
+            f"{echo(s.deck_id)}  {echo(s.title)}  v{s.version}\n"
             f"  cards {s.total} · new {s.new} ({s.new_today} today) · due today {s.due}"
             f" · sealed {s.locked}"
-            f" ({keys.get(s.deck_id, 'free')})"
+            f" ({describe_key(keys[s.deck_id]) if s.deck_id in keys else 'free'})"
             f" · reviewed today {s.reviews_today}"
             + (f"\n  suspended {s.suspended} · leeches {s.leeches}" if s.suspended else "")
         )
@@ -126,6 +135,13 @@ def readiness_fields(outlook: Readiness | None) -> dict[str, object]:
     }
 
 
+def describe_key(status: KeyStatus) -> str:
+    """A deck's key as `status` and `unlock --status` print it: what is stored, what it does."""
+    if not status.key_stored or status.unlocked:
+        return status.state
+    return f"{status.state}: a card key is stored but does not open v{status.release}"
+
+
 def run_show(args: argparse.Namespace) -> int:
     from infracards.services.cards import lookup_card, open_answer
 
@@ -134,7 +150,7 @@ def run_show(args: argparse.Namespace) -> int:
     answer, notices = open_answer(engine, home(), card)
     for notice in notices:
         print(f"infracards: {notice}", file=sys.stderr)
-    print(f"# {card.card_id} · {' '.join(card.tags)}\n\n{card.prompt}\n")
+    print(f"# {echo(card.card_id)} · {echo(' '.join(card.tags))}\n\n{card.prompt}\n")
     if answer is None:
         print(
             "🔒 The answer is sealed: unlock it with `infracards unlock` and your card key (卡密)."

@@ -4,8 +4,10 @@ from infracards.scheduler.calendar import study_day
 from infracards.scheduler.queue import StudyQueue
 from infracards.scheduler.sm2 import (
     GRADE_MEANINGS,
+    MAX_INTERVAL_DAYS,
     Replayed,
     SM2State,
+    due_date,
     is_drill_grade,
     replay,
     review,
@@ -13,9 +15,11 @@ from infracards.scheduler.sm2 import (
 
 __all__ = [
     "GRADE_MEANINGS",
+    "MAX_INTERVAL_DAYS",
     "Replayed",
     "SM2State",
     "StudyQueue",
+    "due_date",
     "is_drill_grade",
     "replay",
     "review",

@@ -1,8 +1,13 @@
-"""SuperMemo's SM-2 (1990), exactly.
+"""SuperMemo's SM-2 (1990), exactly, up to a horizon.
 
 EF is kept as an exact ``Decimal`` with two places: every EF change in SM-2 is a multiple of
 0.01, so intervals rounded up with ``ceil`` never suffer binary-float error
 (``6 * 2.3`` is ``13.799999999999999`` in floats, and an interval of 38 must not become 37).
+
+SM-2 sets no upper bound: fourteen perfect grades in a row give an interval past the last date
+a calendar can hold (9999-12-31), and the interval keeps growing without end. Here an interval
+is capped at ``MAX_INTERVAL_DAYS`` (100 years, Anki's maximum interval too), and a due date
+that would fall after 9999-12-31 is that day. Below the cap every interval is SM-2's own.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ GRADE_MEANINGS: dict[int, str] = {
     1: "wrong; the correct one remembered",
     0: "complete blackout",
 }
+
+MAX_INTERVAL_DAYS = 36_500
+"""The longest interval given: 100 years. SM-2's next one after it would be longer still."""
 
 _HUNDREDTH = Decimal("0.01")
 
@@ -84,8 +92,16 @@ def review(state: SM2State, quality: int) -> SM2State:
     else:
         # SuperMemo's own implementation multiplies by the EF from before this update.
         product = state.interval * state.easiness
-        interval = int(product.to_integral_value(rounding=ROUND_CEILING))
+        interval = min(int(product.to_integral_value(rounding=ROUND_CEILING)), MAX_INTERVAL_DAYS)
     return SM2State(easiness=easiness, repetitions=state.repetitions + 1, interval=interval)
+
+
+def due_date(day: date, interval: int) -> date:
+    """The day a card graded on ``day`` comes back: ``interval`` days later, or the calendar's
+    last day (9999-12-31) if that is sooner."""
+    if interval >= (date.max - day).days:
+        return date.max
+    return day + timedelta(days=interval)
 
 
 def suspends_as_leech(lapses: int, threshold: int) -> bool:
@@ -121,5 +137,5 @@ def replay(log: Iterable[tuple[int, bool, date]]) -> Iterator[Replayed]:
         before, due_before = state, due
         if not drill:
             state = review(state, quality)
-            due = day + timedelta(days=state.interval)
+            due = due_date(day, state.interval)
         yield Replayed(before, due_before, state, due)

@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from infracards.seal.crypto import KdfParams, check_kdf_params, open_answer, seal_answer
-    from infracards.seal.license import forget_license, license_path, load_license, save_license
+    from infracards.seal.license import (
+        forget_license,
+        license_path,
+        load_license,
+        save_license,
+        store_key,
+    )
     from infracards.seal.license_key import (
         LicenseKey,
         format_license_key,
@@ -22,9 +28,11 @@ if TYPE_CHECKING:
     from infracards.seal.release import (
         PRODUCTION_KDF_PARAMS,
         TEST_KDF_PARAMS,
+        CardLabels,
         IssuedKey,
         LockHeader,
         SealedRelease,
+        check_labels,
         issue_license_keys,
         open_release,
         parse_keyslots,
@@ -42,12 +50,15 @@ _SUBMODULE = {
     "license_path": "license",
     "load_license": "license",
     "save_license": "license",
+    "store_key": "license",
     "LicenseKey": "license_key",
     "format_license_key": "license_key",
     "kid_text": "license_key",
     "parse_license_key": "license_key",
     "PRODUCTION_KDF_PARAMS": "release",
     "TEST_KDF_PARAMS": "release",
+    "CardLabels": "release",
+    "check_labels": "release",
     "IssuedKey": "release",
     "LockHeader": "release",
     "SealedRelease": "release",
@@ -62,12 +73,14 @@ _SUBMODULE = {
 __all__ = [
     "PRODUCTION_KDF_PARAMS",
     "TEST_KDF_PARAMS",
+    "CardLabels",
     "IssuedKey",
     "KdfParams",
     "LicenseKey",
     "LockHeader",
     "SealedRelease",
     "check_kdf_params",
+    "check_labels",
     "forget_license",
     "format_license_key",
     "issue_license_keys",
@@ -82,6 +95,7 @@ __all__ = [
     "save_license",
     "seal_answer",
     "seal_release",
+    "store_key",
     "verify_all_answers",
 ]
 

@@ -219,17 +219,22 @@ def _answer_ad(deck_id: str, release: int, card_id: str, prompt: str) -> bytes:
     return enc("infracards/v1/answer", deck_id, release, card_id, prompt_hash)
 
 
-def commit_value(release_key: bytes) -> bytes:
-    """commit_R, shipped in the lock header: proves an unwrapped key is the release's key."""
-    return _subkey(release_key, "commit")
+def commit_value(release_key: bytes, cards: bytes) -> bytes:
+    """commit_R, shipped in the lock header: an HMAC under a key only K_R gives, of ``cards``
+    (the release's sealed and free card ids, ``enc``-encoded). It proves an unwrapped key is
+    the release's key, and that no card was relabelled (a sealed one made free, or back).
+
+    The subkey is not the one seal v1 shipped as its commit (HKDF(K_R, "commit")): that
+    value is public in v1 headers, and must not be able to forge a v2 commit."""
+    return hmac.digest(_subkey(release_key, "cards-commit"), cards, "sha256")
 
 
-def check_commit(release_key: bytes, commit: bytes) -> None:
-    """Raise ``DeckCorruptedError`` unless ``release_key`` matches the header's commit."""
-    if not hmac.compare_digest(commit_value(release_key), commit):
+def check_commit(release_key: bytes, commit: bytes, cards: bytes) -> None:
+    """Raise ``DeckCorruptedError`` unless ``release_key`` and ``cards`` match the commit."""
+    if not hmac.compare_digest(commit_value(release_key, cards), commit):
         raise DeckCorruptedError(
-            "deck corrupted: the key check (lock.commit) does not match the key slots; "
-            "reinstall the deck"
+            "deck corrupted: the key check (lock.commit) does not match the key slots or the "
+            "cards the lock header lists as sealed and free; reinstall the deck"
         )
 
 

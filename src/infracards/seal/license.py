@@ -7,6 +7,7 @@ slot, and leaving its slot out is how revocation works. Only a fully verified un
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import stat
@@ -14,8 +15,9 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from infracards.card_text import is_unicode
 from infracards.errors import KeyFormatError, LicenseError
-from infracards.files import write_private_file
+from infracards.files import reason, write_atomically
 from infracards.seal.encoding import parse_json, show_value
 from infracards.seal.license_key import parse_license_key
 
@@ -27,6 +29,8 @@ else:
 LICENSE_FORMAT = "infracards-license/v1"
 MAX_LICENSE_BYTES = 64 * 1024
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_NOCTTY = getattr(os, "O_NOCTTY", 0)
 _TEMP_GLOB = ".license.json.*.tmp"
 
 
@@ -36,32 +40,49 @@ def license_path(home: Path) -> Path:
 
 
 def load_license(home: Path) -> dict[str, str]:
-    """Deck id → card key (30 symbols); {} before the first unlock. Never modifies the file."""
-    path = license_path(home)
+    """Deck id → card key (30 symbols); {} before the first unlock. Never modifies the file.
+
+    An unsafe file, a damaged one, or one stored key that is damaged is refused as a whole.
+    """
+    data = _read_license_bytes(license_path(home))
+    return {} if data is None else _parse_license(license_path(home), data)[0]
+
+
+def _read_license_bytes(path: Path) -> bytes | None:
+    """The license's bytes (None if there is none), read from the descriptor whose safety was
+    checked: opened without following a link and without blocking, so nothing swapped in
+    after a check (a FIFO, a link to another file) is what gets read."""
     try:
-        info = os.lstat(path)
+        fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_NOCTTY)
     except FileNotFoundError:
-        return {}
+        return None
     except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise LicenseError(
+                f"{path} is a symbolic link, which infracards never follows; put the license "
+                "file itself there (or remove the link) and run the command again"
+            ) from None
         raise LicenseError(f"cannot read {path}: {error.strerror}") from None
-    _check_file_safety(path, info)
     try:
-        fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW)
-        with os.fdopen(fd, "rb") as file:
-            data = file.read(MAX_LICENSE_BYTES + 1)
+        _check_file_safety(path, os.fstat(fd))
+        chunks, left = [], MAX_LICENSE_BYTES + 1
+        while left > 0 and (chunk := os.read(fd, left)):
+            chunks.append(chunk)
+            left -= len(chunk)
     except OSError as error:
         raise LicenseError(f"cannot read {path}: {error.strerror}") from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
     if len(data) > MAX_LICENSE_BYTES:
         raise LicenseError(
             f"{path} grew past 64 KiB while being read; run `infracards unlock` again"
         )
-    return _parse_license(path, data)
+    return data
 
 
 def _check_file_safety(path: Path, info: os.stat_result) -> None:
     again = "remove it and run `infracards unlock` again"
-    if stat.S_ISLNK(info.st_mode):
-        raise LicenseError(f"{path} is a symbolic link, which infracards never follows; {again}")
     if not stat.S_ISREG(info.st_mode):
         raise LicenseError(f"{path} is not a regular file; {again}")
     if info.st_size > MAX_LICENSE_BYTES:
@@ -80,7 +101,12 @@ def _check_file_safety(path: Path, info: os.stat_result) -> None:
         )
 
 
-def _parse_license(path: Path, data: bytes) -> dict[str, str]:
+def _parse_license(
+    path: Path, data: bytes, *, keep_readable: bool = False
+) -> tuple[dict[str, str], list[str]]:
+    """(deck id → card key, deck ids whose stored key is unreadable). A damaged entry is an
+    error unless ``keep_readable``; a damaged file always is."""
+
     def damaged(reason: str) -> LicenseError:
         return LicenseError(f"{path} is damaged ({reason}); run `infracards unlock` again")
 
@@ -95,15 +121,25 @@ def _parse_license(path: Path, data: bytes) -> dict[str, str]:
     stored = document["keys"]
     if not isinstance(stored, dict):
         raise damaged("keys is not an object")
-    keys = {}
+    keys: dict[str, str] = {}
+    unreadable: list[str] = []
     for deck_id, text in stored.items():
-        if not isinstance(text, str):
-            raise damaged(f"the key for {show_value(deck_id)} is not a string")
         try:
-            keys[deck_id] = parse_license_key(text).compact
-        except KeyFormatError:
-            raise damaged(f"the stored key for {show_value(deck_id)} fails its checksum") from None
-    return keys
+            if not is_unicode(deck_id):
+                raise damaged(f"the entry for {show_value(deck_id)} is not valid text")
+            if not isinstance(text, str):
+                raise damaged(f"the key for {show_value(deck_id)} is not a string")
+            try:
+                keys[deck_id] = parse_license_key(text).compact
+            except KeyFormatError:
+                raise damaged(
+                    f"the stored key for {show_value(deck_id)} fails its checksum"
+                ) from None
+        except LicenseError:
+            if not keep_readable:
+                raise
+            unreadable.append(deck_id)
+    return keys, unreadable
 
 
 def save_license(home: Path, keys: dict[str, str]) -> None:
@@ -114,7 +150,25 @@ def save_license(home: Path, keys: dict[str, str]) -> None:
     """
     data = _encode_license(keys)
     with _writing_license(home):
-        write_private_file(license_path(home), data)
+        _write_license(license_path(home), data)
+
+
+def store_key(home: Path, deck_id: str, key: str) -> list[str]:
+    """Add or replace one deck's card key, keeping every other stored key.
+
+    Read and rewritten under the license lock, so two unlocks at once both land. A license
+    that is unsafe or damaged as a whole is refused with its fix (nothing is written: it may
+    hold other decks' keys); a single unreadable entry is dropped, and its deck is returned.
+    """
+    with _writing_license(home):
+        path = license_path(home)
+        data = _read_license_bytes(path)
+        keys, unreadable = (
+            ({}, []) if data is None else _parse_license(path, data, keep_readable=True)
+        )
+        keys[deck_id] = key
+        _write_license(path, _encode_license(keys))
+    return [dropped for dropped in unreadable if dropped != deck_id]
 
 
 def forget_license(home: Path, deck_id: str) -> None:
@@ -125,7 +179,11 @@ def forget_license(home: Path, deck_id: str) -> None:
         keys = load_license(home)
         if deck_id in keys:
             del keys[deck_id]
-            write_private_file(license_path(home), _encode_license(keys))
+            _write_license(license_path(home), _encode_license(keys))
+
+
+def _write_license(path: Path, data: bytes) -> None:
+    write_atomically(path, data, private=True, error=LicenseError)
 
 
 def _encode_license(keys: dict[str, str]) -> bytes:
@@ -136,7 +194,10 @@ def _encode_license(keys: dict[str, str]) -> bytes:
 
 @contextlib.contextmanager
 def _writing_license(home: Path) -> Iterator[None]:
-    """Create home (0700) and hold ``license.lock``; any OSError becomes one LicenseError line."""
+    """Create home (0700) and hold ``license.lock``; any OSError becomes one LicenseError line.
+
+    A LicenseError raised inside (an unsafe or damaged license) passes through unchanged.
+    """
     try:
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
         # license.lock is never deleted, so every writer locks the same inode.
@@ -154,6 +215,5 @@ def _writing_license(home: Path) -> Iterator[None]:
             os.close(fd)
     except OSError as error:
         raise LicenseError(
-            f"cannot write {license_path(home)}: {error.strerror or error}; "
-            "the previous license is unchanged"
+            f"cannot write {license_path(home)}: {reason(error)}; it is unchanged"
         ) from None

@@ -1,7 +1,7 @@
 """Card keys (卡密): 30 Crockford base32 symbols = 4 kid + 24 secret + 2 check symbols.
 
-The check symbols are a GF(32) code (modulus x⁵+x²+1, α=2) that catches every single
-substitution and adjacent transposition, so a typo is reported before any file I/O or KDF.
+The check symbols (``key_checksum``: a GF(32) code) catch every single substitution and
+adjacent transposition, so a typo is reported before any file I/O or KDF.
 """
 
 from __future__ import annotations
@@ -10,33 +10,23 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from infracards.errors import KeyFormatError
+from infracards.key_checksum import (
+    ALPHABET,
+    KEY_SYMBOLS,
+    KID_SYMBOLS,
+    LOOKALIKES,
+    SECRET_SYMBOLS,
+    check_symbols,
+    check_symbols_match,
+)
 
-ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-KID_SYMBOLS = 4
-SECRET_SYMBOLS = 24
 SECRET_BYTES = 15
-KEY_SYMBOLS = KID_SYMBOLS + SECRET_SYMBOLS + 2
 MAX_KID = 32**KID_SYMBOLS - 1
 _MAX_RAW_CHARS = 256
 _GROUP = 5
 _DROPPED = frozenset("-‐‑‒–—―−_")
-_LOOKALIKES = {"O": "0", "I": "1", "L": "1"}
 _VALUE = {symbol: value for value, symbol in enumerate(ALPHABET)}
 _ORDINALS = ("1st", "2nd", "3rd", "4th", "5th")
-
-
-def _build_exp() -> tuple[int, ...]:
-    powers, x = [], 1
-    for _ in range(31):
-        powers.append(x)
-        x <<= 1
-        if x & 0b100000:
-            x ^= 0b100101  # x⁵ + x² + 1
-    return tuple(powers)
-
-
-_EXP = _build_exp()
-_LOG = {value: power for power, value in enumerate(_EXP)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +72,7 @@ def format_license_key(kid: int, secret: bytes) -> str:
     if len(secret) != SECRET_BYTES:
         raise ValueError(f"card secret must be {SECRET_BYTES} bytes, got {len(secret)}")
     data = kid_text(kid) + _int_to_symbols(int.from_bytes(secret, "big"), SECRET_SYMBOLS)
-    symbols = data + "".join(ALPHABET[c] for c in _check_values([_VALUE[s] for s in data]))
+    symbols = data + "".join(ALPHABET[c] for c in check_symbols([_VALUE[s] for s in data]))
     return "-".join(symbols[i : i + _GROUP] for i in range(0, KEY_SYMBOLS, _GROUP))
 
 
@@ -93,7 +83,7 @@ def parse_license_key(text: str) -> LicenseKey:
         raise KeyFormatError(
             f"card key has {len(values)} symbols; it needs {KEY_SYMBOLS} (6 groups of 5)"
         )
-    if _check_values(values[:-2]) != tuple(values[-2:]):
+    if not check_symbols_match(values):
         raise KeyFormatError(_typo_message(values))
     symbols = "".join(ALPHABET[v] for v in values)
     secret = _symbols_to_int(symbols[KID_SYMBOLS:-2]).to_bytes(SECRET_BYTES, "big")
@@ -114,7 +104,7 @@ def key_symbols(text: str) -> list[int]:
         for char in unicodedata.normalize("NFKC", typed).upper():
             if char.isspace() or char in _DROPPED:
                 continue
-            char = _LOOKALIKES.get(char, char)
+            char = LOOKALIKES.get(char, char)
             if char not in _VALUE:
                 raise KeyFormatError(
                     f"card key character {position} {_describe(typed)} is not allowed; "
@@ -129,36 +119,21 @@ def _describe(char: str) -> str:
     return f"{char!r} (U+{ord(char):04X} {name})"
 
 
-def _check_values(data: list[int]) -> tuple[int, int]:
-    """c1 = Σ dᵢ·α^(i+1) over the 28 data symbols; c2 = Σ eᵢ·α^(2(i+1)) over e = d ‖ c1."""
-    c1 = 0
-    for i, d in enumerate(data):
-        c1 ^= _mul_alpha(d, i + 1)
-    c2 = 0
-    for i, e in enumerate([*data, c1]):
-        c2 ^= _mul_alpha(e, 2 * (i + 1))
-    return c1, c2
-
-
-def _mul_alpha(value: int, power: int) -> int:
-    return 0 if value == 0 else _EXP[(_LOG[value] + power) % 31]
-
-
-def _is_valid(values: list[int]) -> bool:
-    return _check_values(values[:-2]) == tuple(values[-2:])
-
-
 def _typo_message(values: list[int]) -> str:
     """Name the symbol(s) whose change or swap would make the key valid, when few do."""
     hints = []
     for i in range(KEY_SYMBOLS):
-        if any(_is_valid([*values[:i], v, *values[i + 1 :]]) for v in range(32) if v != values[i]):
+        if any(
+            check_symbols_match([*values[:i], v, *values[i + 1 :]])
+            for v in range(32)
+            if v != values[i]
+        ):
             hints.append(
                 f"symbol {i + 1} ({_ORDINALS[i % _GROUP]} of group {i // _GROUP + 1}) looks wrong"
             )
     for i in range(KEY_SYMBOLS - 1):
         swapped = [*values[:i], values[i + 1], values[i], *values[i + 2 :]]
-        if values[i] != values[i + 1] and _is_valid(swapped):
+        if values[i] != values[i + 1] and check_symbols_match(swapped):
             hints.append(f"symbols {i + 1} and {i + 2} look swapped")
     if 0 < len(hints) <= 3:
         return f"card key has a typo: {', or '.join(hints)}; check it against your card"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -32,7 +32,7 @@ from infracards.seal.crypto import (
     unwrap_slot,
     wrap_slot,
 )
-from infracards.seal.encoding import decode_b64, encode_b64, parse_json, show_value
+from infracards.seal.encoding import decode_b64, enc, encode_b64, parse_json, show_value
 from infracards.seal.license_key import (
     MAX_KID,
     LicenseKey,
@@ -41,7 +41,8 @@ from infracards.seal.license_key import (
     parse_kid_text,
 )
 
-SEAL_FORMAT = "infracards-seal/v1"
+SEAL_FORMAT = "infracards-seal/v2"
+"""v2: the lock header lists the sealed and the free cards, and its commit binds them."""
 KEYSLOTS_FORMAT = "infracards-keyslots/v1"
 AEAD = "aes-256-gcm"
 MAX_KEYSLOTS_BYTES = 16 * 1024 * 1024
@@ -50,7 +51,7 @@ TEST_KDF_PARAMS = KdfParams(alg="argon2id", memory_kib=8192, iterations=1, lanes
 PRODUCTION_KDF_PARAMS = KdfParams(alg="argon2id", memory_kib=65536, iterations=3, lanes=1)
 # OWASP Password Storage Cheat Sheet, Argon2id with p=1: minimum memory for each t (t ≥ 5: 7 MiB).
 _OWASP_MIN_MEMORY_KIB = {1: 47104, 2: 19456, 3: 12288, 4: 9216}
-_LOCK_FIELDS = frozenset({"format", "aead", "kdf", "commit", "revoked"})
+_LOCK_FIELDS = frozenset({"format", "aead", "kdf", "commit", "revoked", "sealed", "free"})
 _KEYSLOTS_FIELDS = frozenset({"format", "deck", "version", "slots"})
 _VERSIONED = re.compile(r"infracards-(?:seal|keyslots)/v([0-9]{1,6})")
 
@@ -82,12 +83,31 @@ class IssuedKey:
 
 
 @dataclass(frozen=True, slots=True)
+class CardLabels:
+    """Which cards of a release are sealed and which are free: what its lock header commits to.
+
+    Relabelling a card (a sealed answer replaced by a free "answer", or a free card added)
+    changes these, and the release then fails its key check: "deck corrupted".
+    """
+
+    sealed: frozenset[str]
+    free: frozenset[str]
+
+    def encoded(self, deck_id: str, release: int) -> bytes:
+        """What the commit's HMAC covers: deck, release and both sorted lists, length-prefixed."""
+        sealed, free = sorted(self.sealed), sorted(self.free)
+        return enc("infracards/v2/cards", deck_id, release, len(sealed), *sealed, len(free), *free)
+
+
+@dataclass(frozen=True, slots=True)
 class LockHeader:
-    """A validated ``lock`` header: KDF cost within client bounds, commit and revoked kids."""
+    """A validated ``lock`` header: KDF cost within client bounds, commit, revoked kids, and
+    the card ids it says are sealed and free."""
 
     kdf: KdfParams
     commit: bytes
     revoked: frozenset[int]
+    labels: CardLabels
 
 
 def seal_release(
@@ -99,11 +119,14 @@ def seal_release(
     keks: dict[int, bytes],
     revoked: set[int],
     params: KdfParams,
+    free: Sequence[str] = (),
     test_params: bool = False,
 ) -> SealedRelease:
     """Seal ``(card id, prompt, plaintext)`` answers; one slot per cached, non-revoked KEK.
 
-    ``params`` go into the header as is, so ``keks`` must have been derived with them.
+    ``free`` are the release's other cards, whose answers ship in the clear: the header lists
+    and commits to both sets. ``params`` go into the header as is, so ``keks`` must have been
+    derived with them.
     """
     _check_release(release)
     _check_publisher_params(params, test_params=test_params)
@@ -122,12 +145,17 @@ def seal_release(
         for kid, kek in sorted(keks.items())
         if kid not in revoked
     }
+    labels = CardLabels(sealed=frozenset(sealed), free=frozenset(free))
+    if labels.sealed & labels.free:
+        raise SealError(f"card id {min(labels.sealed & labels.free)} is both sealed and free")
     lock: dict[str, object] = {
         "format": SEAL_FORMAT,
         "aead": AEAD,
         "kdf": params.as_dict(),
-        "commit": encode_b64(commit_value(release_key)),
+        "commit": encode_b64(commit_value(release_key, labels.encoded(deck_id, release))),
         "revoked": [kid_text(kid) for kid in sorted(revoked)],
+        "sealed": sorted(labels.sealed),
+        "free": sorted(labels.free),
     }
     keyslots: dict[str, object] = {
         "format": KEYSLOTS_FORMAT,
@@ -210,10 +238,51 @@ def parse_lock_header(mapping: object, *, deck_id: str) -> LockHeader:
     revoked = mapping["revoked"]
     if not isinstance(revoked, list) or not all(isinstance(kid, str) for kid in revoked):
         raise DeckCorruptedError(f"deck {deck_id}: lock.revoked must be a list of quoted key ids")
+    labels = CardLabels(
+        sealed=_card_ids(mapping["sealed"], f"deck {deck_id}: lock.sealed"),
+        free=_card_ids(mapping["free"], f"deck {deck_id}: lock.free"),
+    )
+    if labels.sealed & labels.free:
+        raise DeckCorruptedError(
+            f"deck corrupted: {deck_id}'s lock header lists "
+            f"{show_value(min(labels.sealed & labels.free))} as both sealed and free"
+        )
     return LockHeader(
         kdf=kdf,
         commit=commit,
         revoked=frozenset(_parse_kid(kid, f"{deck_id} lock.revoked") for kid in revoked),
+        labels=labels,
+    )
+
+
+def _card_ids(value: object, what: str) -> frozenset[str]:
+    if not isinstance(value, list) or not all(isinstance(card_id, str) for card_id in value):
+        raise DeckCorruptedError(f"deck corrupted: {what} must be a list of card ids")
+    if len(set(value)) != len(value):
+        raise DeckCorruptedError(f"deck corrupted: {what} lists a card twice")
+    return frozenset(value)
+
+
+def check_labels(header: LockHeader, labels: CardLabels, *, deck_id: str) -> None:
+    """The cards a release has, sealed and free, must be those its lock header lists.
+
+    Checked when a deck is added (a sealed card turned free by an edit is refused there) and
+    again when a release is opened, against the store's cards, however they were stored.
+    """
+    if labels == header.labels:
+        return
+    listed = header.labels
+    in_deck, in_header = labels.sealed | labels.free, listed.sealed | listed.free
+    problems = [
+        (listed.sealed & labels.free, "free in the deck but sealed in its lock header"),
+        (listed.free & labels.sealed, "sealed in the deck but free in its lock header"),
+        (in_deck - in_header, "in the deck but not in its lock header"),
+        (in_header - in_deck, "in its lock header but not in the deck"),
+    ]
+    card_ids, problem = next((ids, problem) for ids, problem in problems if ids)
+    raise DeckCorruptedError(
+        f"deck corrupted: {deck_id} card {show_value(min(card_ids))} is {problem}; "
+        "reinstall the deck"
     )
 
 
@@ -262,9 +331,15 @@ def _check_format(value: object, expected: str, *, what: str) -> None:
     if value == expected:
         return
     match = _VERSIONED.fullmatch(value) if isinstance(value, str) else None
-    if match and int(match.group(1)) > 1:
+    ours = int(expected.rsplit("/v", 1)[1])
+    if match and int(match.group(1)) > ours:
         raise SealError(
             f"{what} is {value}, which needs a newer infracards: pip install -U infracards"
+        )
+    if match and int(match.group(1)) < ours:
+        raise SealError(
+            f"{what} is {value}: sealed by an older infracards, whose lock header does not "
+            "protect which answers are sealed; ask the deck's publisher to seal it again"
         )
     raise DeckCorruptedError(
         f"deck corrupted: {what} is {show_value(value)}, expected {expected!r}; reinstall the deck"
@@ -287,9 +362,15 @@ def open_release(
     deck_id: str,
     release: int,
     license_key: LicenseKey,
+    labels: CardLabels,
 ) -> bytes:
-    """Recover K_R with exactly one Argon2id: slot lookup → KDF → unwrap → commit check."""
+    """Recover K_R with exactly one Argon2id: labels → slot lookup → KDF → unwrap → commit.
+
+    ``labels`` are the release's cards as they are here (sealed, free): they must be the ones
+    the header lists, and the commit proves the header's lists are the publisher's.
+    """
     where = f"{deck_id} v{release}"
+    check_labels(header, labels, deck_id=deck_id)
     # Refused even if a stale slot was left in: the revoked list is the publisher's word.
     if license_key.kid in header.revoked:
         raise KeyRevokedError(
@@ -308,7 +389,7 @@ def open_release(
         release_key = unwrap_slot(kek, slot, deck_id, release, license_key.kid)
     except InvalidTag:
         raise not_valid from None
-    check_commit(release_key, header.commit)
+    check_commit(release_key, header.commit, header.labels.encoded(deck_id, release))
     return release_key
 
 

@@ -5,11 +5,12 @@ Decrypted answers are never written anywhere: not the database, not a cache, not
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
+from infracards.card_text import MAX_KEY_POINTS, text_problem
 from infracards.errors import DeckCorruptedError
 from infracards.records import Answer, CardRecord
+from infracards.seal.encoding import parse_json
 
 if TYPE_CHECKING:
     from infracards.services.unlock import OpenedRelease
@@ -48,10 +49,36 @@ class AnswerBook:
             card.prompt,
             decode_b64(card.sealed, what=f"{card.card_id}.sealed"),
         )
-        try:
-            payload = json.loads(plaintext)
-            return Answer(markdown=payload["answer"], key_points=tuple(payload["key_points"]))
-        except (ValueError, KeyError, TypeError):
-            raise DeckCorruptedError(
-                f"deck corrupted at {card.card_id}: unreadable answer"
-            ) from None
+        return read_payload(plaintext, card_id=card.card_id)
+
+
+def read_payload(plaintext: bytes, *, card_id: str) -> Answer:
+    """What an opened sealed answer holds, checked as strictly as a free card's text: a JSON
+    object with exactly ``answer`` (text) and ``key_points`` (at most 64 texts).
+
+    A blob that decrypts is only as good as what was sealed: ``{"answer": 123}`` sealed with the
+    release's key must be "deck corrupted", not a crash when it is shown.
+    """
+
+    def corrupted(why: str) -> DeckCorruptedError:
+        return DeckCorruptedError(
+            f"deck corrupted at {card_id}: its sealed answer {why}; reinstall the deck"
+        )
+
+    try:
+        payload = parse_json(plaintext)
+    except ValueError as error:
+        raise corrupted(f"is not valid JSON ({error})") from None
+    if not isinstance(payload, dict) or set(payload) != {"answer", "key_points"}:
+        raise corrupted("must be an object with exactly answer and key_points")
+    problem = text_problem(payload["answer"])
+    if problem is not None:
+        raise corrupted(f"has an answer that is not valid: {problem}")
+    points = payload["key_points"]
+    if not isinstance(points, list) or len(points) > MAX_KEY_POINTS:
+        raise corrupted(f"must have key_points as a list of at most {MAX_KEY_POINTS} texts")
+    for index, point in enumerate(points):
+        problem = text_problem(point)
+        if problem is not None:
+            raise corrupted(f"has key_points[{index}] not valid: {problem}")
+    return Answer(markdown=payload["answer"], key_points=tuple(points))

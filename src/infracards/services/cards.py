@@ -20,6 +20,7 @@ from infracards.store.queries import (
     load_card,
     set_suspended,
 )
+from infracards.terminal_text import echo, quoted
 
 
 def lookup_card(engine: Engine, *, card_id: str, deck_id: str | None = None) -> CardRecord:
@@ -28,13 +29,17 @@ def lookup_card(engine: Engine, *, card_id: str, deck_id: str | None = None) -> 
         cards = find_card(session, card_id=card_id, deck_id=deck_id)
         spans = card_id_spans(session, deck_id=deck_id) if not cards else []
     if not cards:
-        where = f" in deck {deck_id!r}" if deck_id else ""
-        hint = "; ".join(f"{deck} has {first} … {last}" for deck, first, last in spans)
-        raise InfracardsError(f"no card {card_id!r}{where}; {hint or 'see `infracards deck list`'}")
-    if len(cards) > 1:
-        decks = ", ".join(card.deck_id for card in cards)
+        where = f" in deck {quoted(deck_id)}" if deck_id else ""
+        hint = "; ".join(
+            f"{echo(deck)} has {echo(first)} … {echo(last)}" for deck, first, last in spans
+        )
         raise InfracardsError(
-            f"card {card_id!r} is in several decks ({decks}); pick one with --deck"
+            f"no card {quoted(card_id)}{where}; {hint or 'see `infracards deck list`'}"
+        )
+    if len(cards) > 1:
+        decks = ", ".join(echo(card.deck_id) for card in cards)
+        raise InfracardsError(
+            f"card {quoted(card_id)} is in several decks ({decks}); pick one with --deck"
         )
     return cards[0]
 

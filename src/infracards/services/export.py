@@ -21,15 +21,20 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from infracards import __version__
+from infracards.card_text import MAX_KEY_POINTS, is_unicode
 from infracards.errors import InfracardsError, ProgressError
-from infracards.scheduler import SM2State, replay, study_day
+from infracards.files import read_regular_file
+from infracards.records import MAX_DURATION_MS
+from infracards.scheduler import replay, study_day
 from infracards.services.library import require_deck
+from infracards.services.mock import MAX_QUESTIONS
 from infracards.store.db import transaction
 from infracards.store.progress import (
+    ImportedReview,
     add_mock,
     add_reviews,
     card_keys,
-    card_log,
+    card_logs,
     card_rows,
     deck_headers,
     is_loaded,
@@ -38,11 +43,15 @@ from infracards.store.progress import (
     mock_starts,
     review_ids,
     review_rows,
-    store_replay,
+    store_replays,
+    stored_time,
 )
 from infracards.store.queries import load_prefs
+from infracards.terminal_text import echo, json_safe, quoted, terminal_safe
 
 PROGRESS_FORMAT = "infracards-progress/v1"
+MAX_PROGRESS_BYTES = 512 << 20
+"""An export of 1,000,000 reviews over 100,000 cards is about 360 MB."""
 CHUNK = 5000
 """Rows fetched per round trip while streaming reviews."""
 
@@ -162,7 +171,7 @@ def _mock_entries(session: Session, deck_id: str) -> list[dict[str, Any]]:
 def _decks(session: Session, deck_id: str | None) -> list[tuple[str, str, int]]:
     decks = deck_headers(session, deck_id=deck_id)
     if deck_id is not None and not decks:
-        raise InfracardsError(f"no deck {deck_id!r} is loaded; see `infracards deck list`")
+        raise InfracardsError(f"no deck {quoted(deck_id)} is loaded; see `infracards deck list`")
     return decks
 
 
@@ -203,8 +212,16 @@ def write_json(
     deck_id: str | None = None,
     since: date | None = None,
 ) -> None:
-    """Write the full progress document, streaming the review log."""
-    dumps = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+    """Write the full progress document, streaming the review log.
+
+    Every value goes through ``json_safe``: text that reached the store with control
+    characters in it is written as ``\\uXXXX`` escapes, the same JSON, safe on a terminal.
+    """
+    encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+
+    def dumps(value: object) -> str:
+        return json_safe(encode(value))
+
     header = {
         "format": PROGRESS_FORMAT,
         "app_version": __version__,
@@ -240,12 +257,17 @@ def write_csv(
     _decks(session, deck_id)
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
+    shown: dict[str, str] = {}  # ids as written: made safe once each, not once per review
     for row in review_rows(session, deck_id=deck_id, since=since):
         deck, card_id, at, day, grade, drill, duration = row[:7]
+        if deck not in shown:
+            shown[deck] = terminal_safe(deck, one_line=True)
+        if card_id not in shown:
+            shown[card_id] = terminal_safe(card_id, one_line=True)
         writer.writerow(
             (
-                deck,
-                card_id,
+                shown[deck],
+                shown[card_id],
                 _stored_time(at),
                 day,
                 grade,
@@ -291,12 +313,14 @@ def _fail(where: str, problem: str) -> ProgressError:
 
 def _field(mapping: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
     if not isinstance(mapping, dict) or key not in mapping:
-        raise _fail(where, f"missing {key!r}")
+        raise _fail(where, f"missing {quoted(key)}")
     value = mapping[key]
     if isinstance(value, bool) and kind is not bool:
         raise _fail(f"{where}.{key}", "expected a number, got true/false")
     if not isinstance(value, kind):
         raise _fail(f"{where}.{key}", f"expected {getattr(kind, '__name__', kind)}")
+    if isinstance(value, str) and not is_unicode(value):
+        raise _fail(f"{where}.{key}", "is not valid text (it holds a lone surrogate, \\udXXX)")
     return value
 
 
@@ -304,17 +328,20 @@ def _parse_time(text: str, where: str) -> datetime:
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise _fail(where, f"{text!r} is not an ISO time") from None
+        raise _fail(where, f"{quoted(text)} is not an ISO time") from None
     if moment.utcoffset() is None:
         raise _fail(where, "times must carry a UTC offset")
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00+01:00 is in year 0 in UTC
+        raise _fail(where, f"{quoted(text)} is outside the years 1 to 9999 in UTC") from None
 
 
 def _parse_day(text: str, where: str) -> date:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise _fail(where, f"{text!r} is not an ISO date") from None
+        raise _fail(where, f"{quoted(text)} is not an ISO date") from None
 
 
 def parse_document(data: bytes, *, source: str) -> dict[str, Any]:
@@ -322,16 +349,27 @@ def parse_document(data: bytes, *, source: str) -> dict[str, Any]:
     try:
         document = json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise _fail(source, f"not a JSON progress document ({error})") from None
+        raise _fail(source, f"not a JSON progress document ({echo(error)})") from None
+    except MemoryError:
+        raise _fail(source, "too large to read in the memory this machine has free") from None
     fmt = _field(document, "format", str, source)
     if fmt != PROGRESS_FORMAT:
         if fmt.startswith("infracards-progress/"):
             raise _fail(
-                source, f"format {fmt} needs a newer infracards (this one reads {PROGRESS_FORMAT})"
+                source,
+                f"format {echo(fmt)} needs a newer infracards (this one reads {PROGRESS_FORMAT})",
             )
-        raise _fail(source, f"format {fmt!r} is not an infracards progress export")
+        raise _fail(source, f"format {quoted(fmt)} is not an infracards progress export")
     _field(document, "decks", list, source)
     return document
+
+
+def _listed(ids: list[str], *, shown: int = 8) -> str:
+    """Deck ids from a file, as a message lists them: a few, each cut short."""
+    if not ids:
+        return "none"
+    more = f", … ({len(ids) - shown} more)" if len(ids) > shown else ""
+    return ", ".join(echo(deck_id, limit=40) for deck_id in ids[:shown]) + more
 
 
 def _reject_constant(name: str) -> None:
@@ -354,9 +392,7 @@ def import_document(
         _field(deck, "id", str, f"{source}: decks[{n}]") for n, deck in enumerate(document["decks"])
     ]
     if only_deck is not None and only_deck not in ids:
-        raise _fail(
-            source, f"no progress for deck {only_deck!r} (it has {', '.join(ids) or 'none'})"
-        )
+        raise _fail(source, f"no progress for deck {quoted(only_deck)} (it has {_listed(ids)})")
     for d_index, (deck, deck_id) in enumerate(zip(document["decks"], ids, strict=True)):
         if only_deck is not None and deck_id != only_deck:
             continue
@@ -364,7 +400,7 @@ def import_document(
         if not is_loaded(session, deck_id=deck_id):
             raise _fail(
                 where,
-                f"deck {deck_id!r} is not loaded here; run `infracards deck add` first,"
+                f"deck {quoted(deck_id)} is not loaded here; run `infracards deck add` first,"
                 " or import the other decks alone with --deck",
             )
         decks.append(deck_id)
@@ -372,48 +408,24 @@ def import_document(
         for c_index, card in enumerate(_field(deck, "cards", list, where)):
             card_id = _field(card, "card_id", str, f"{where}.cards[{c_index}]")
             if card_id not in cards:
-                raise _fail(f"{where}.cards[{c_index}]", f"no card {card_id!r} in deck {deck_id}")
-        existing = {
-            (pk, moment.astimezone(UTC))
-            for pk, moment in logged_times(session, card_pks=cards.values())
-        }
-        new_rows = []
+                raise _fail(
+                    f"{where}.cards[{c_index}]", f"no card {quoted(card_id)} in deck {deck_id}"
+                )
+        existing = logged_times(session, deck_id=deck_id)
+        new_rows: list[ImportedReview] = []
         for r_index, entry in enumerate(_field(deck, "reviews", list, where)):
-            at = f"{where}.reviews[{r_index}]"
-            card_id = _field(entry, "card_id", str, at)
-            if card_id not in cards:
-                raise _fail(at, f"no card {card_id!r} in deck {deck_id}")
-            pk = cards[card_id]
-            moment = _parse_time(_field(entry, "reviewed_at", str, at), f"{at}.reviewed_at")
-            grade = _field(entry, "grade", int, at)
-            if not 0 <= grade <= 5:
-                raise _fail(f"{at}.grade", f"{grade} is not a grade from 0 to 5")
-            if (pk, moment) in existing:
+            row = _review(entry, f"{where}.reviews[{r_index}]", cards=cards, deck_id=deck_id)
+            if (row[0], row[1]) in existing:
                 present += 1
                 continue
-            existing.add((pk, moment))
-            duration = _field(entry, "duration_ms", int, at)
-            drill = _field(entry, "drill", bool, at)
-            new_rows.append(
-                {
-                    "card": pk,
-                    "reviewed_at": moment,
-                    "study_day": _parse_day(_field(entry, "study_day", str, at), f"{at}.study_day"),
-                    "grade": grade,
-                    "drill": drill,
-                    "duration_ms": max(0, duration),
-                    **_check_columns(_parse_key_points(entry.get("key_points"), at)),
-                    "practice": _parse_practice(entry.get("practice"), drill=drill, where=at),
-                }
-            )
-            touched.add(pk)
+            existing.add((row[0], row[1]))
+            new_rows.append(row)
+            touched.add(row[0])
         if new_rows:
             add_reviews(session, new_rows)
             added += len(new_rows)
         mocks_added += _import_mocks(session, deck, deck_id=deck_id, cards=cards, where=where)
-    for pk in sorted(touched):
-        replay_card(session, card_pk=pk)
-    session.flush()
+    replay_cards(session, card_pks=touched)
     return ImportReport(
         decks=tuple(decks),
         added=added,
@@ -424,24 +436,79 @@ def import_document(
 
 
 PRACTICE_KINDS = ("ahead", "cram", "final")
-_FINGERPRINT = re.compile(r"^[0-9a-f]{16}$")
-MAX_KEY_POINTS = 64
+_FINGERPRINT = re.compile(r"[0-9a-f]{16}")
 MAX_NOTES_CHARS = 64 * 1024
+MAX_TOPIC_CHARS = 64
+MAX_SECONDS_PER_QUESTION = 60 * 60
+"""A mock-interview question takes 1 to 60 minutes."""
 
 
-def _parse_key_points(value: Any, where: str) -> tuple[int, int, str] | None:
+def _review(entry: Any, at: str, *, cards: dict[str, int], deck_id: str) -> ImportedReview:
+    """One review of the document, every field checked and in range, as the store adds it."""
+    card_id = _field(entry, "card_id", str, at)
+    if card_id not in cards:
+        raise _fail(at, f"no card {quoted(card_id)} in deck {deck_id}")
+    moment = _parse_time(_field(entry, "reviewed_at", str, at), f"{at}.reviewed_at")
+    grade = _field(entry, "grade", int, at)
+    if not 0 <= grade <= 5:
+        raise _fail(f"{at}.grade", f"{echo(grade)} is not a grade from 0 to 5")
+    duration = _field(entry, "duration_ms", int, at)
+    if not 0 <= duration <= MAX_DURATION_MS:
+        raise _fail(
+            f"{at}.duration_ms",
+            f"{echo(duration, limit=40)} is not a duration from 0 to {MAX_DURATION_MS} ms (a year)",
+        )
+    day = _parse_day(_field(entry, "study_day", str, at), f"{at}.study_day")
+    drill = _field(entry, "drill", bool, at)
+    points, recalled, fingerprint = _parse_key_points(entry, at) or (None, None, None)
+    practice = _parse_practice(entry, drill=drill, where=at)
+    return (
+        cards[card_id],
+        stored_time(moment),
+        day,
+        grade,
+        drill,
+        duration,
+        points,
+        recalled,
+        fingerprint,
+        practice,
+    )
+
+
+def _optional(mapping: Any, key: str, kind: type, where: str) -> Any:
+    """An optional field: None when absent or null, else checked as ``_field`` checks."""
+    if not isinstance(mapping, dict) or mapping.get(key) is None:
+        return None
+    return _field(mapping, key, kind, where)
+
+
+def _whole(mapping: Any, key: str, where: str, *, least: int, most: int, what: str) -> int:
+    """A whole-number field from ``least`` to ``most``."""
+    value = _field(mapping, key, int, where)
+    if not least <= value <= most:
+        raise _fail(
+            f"{where}.{key}", f"{echo(value, limit=40)} is not {what} from {least} to {most}"
+        )
+    return int(value)
+
+
+def _parse_key_points(entry: Any, where: str) -> tuple[int, int, str] | None:
     """An exported key-point check as (count, bit mask, fingerprint); None when absent."""
+    value = _optional(entry, "key_points", dict, where)
     if value is None:
         return None
     where = f"{where}.key_points"
-    count = _field(value, "count", int, where)
-    if not 1 <= count <= MAX_KEY_POINTS:
-        raise _fail(f"{where}.count", f"{count} is not a number of key points (1-64)")
+    count = _whole(value, "count", where, least=1, most=MAX_KEY_POINTS, what="a number of points")
     said = _field(value, "recalled", list, where)
-    if any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < count for i in said):
-        raise _fail(f"{where}.recalled", f"indexes must be whole numbers from 0 to {count - 1}")
+    for index, point in enumerate(said):
+        if isinstance(point, bool) or not isinstance(point, int) or not 0 <= point < count:
+            raise _fail(
+                f"{where}.recalled[{index}]",
+                f"{echo(point, limit=40)} is not a point's index from 0 to {count - 1}",
+            )
     fingerprint = _field(value, "fingerprint", str, where)
-    if not _FINGERPRINT.match(fingerprint):
+    if not _FINGERPRINT.fullmatch(fingerprint):
         raise _fail(f"{where}.fingerprint", "expected 16 lowercase hex digits")
     return count, sum(1 << index for index in set(said)), fingerprint
 
@@ -451,11 +518,15 @@ def _check_columns(check: tuple[int, int, str] | None) -> dict[str, Any]:
     return {"points": points, "recalled": recalled, "points_fp": fingerprint}
 
 
-def _parse_practice(value: Any, *, drill: bool, where: str) -> str | None:
+def _parse_practice(entry: Any, *, drill: bool, where: str) -> str | None:
+    value = _optional(entry, "practice", str, where)
     if value is None:
         return None
     if value not in PRACTICE_KINDS:
-        raise _fail(f"{where}.practice", f"expected one of {', '.join(PRACTICE_KINDS)}")
+        raise _fail(
+            f"{where}.practice",
+            f"{quoted(value, limit=40)} is not one of {', '.join(PRACTICE_KINDS)}",
+        )
     if not drill:
         raise _fail(f"{where}.drill", "a practice review is logged as a drill (true)")
     return str(value)
@@ -465,35 +536,50 @@ def _import_mocks(
     session: Session, deck: dict[str, Any], *, deck_id: str, cards: dict[str, int], where: str
 ) -> int:
     """Add the document's mock interviews this home does not have (matched by start time)."""
-    mocks = deck.get("mock_sessions", [])
-    if not isinstance(mocks, list):
-        raise _fail(f"{where}.mock_sessions", "expected a list")
+    mocks = _optional(deck, "mock_sessions", list, where) or []
     known = mock_starts(session, deck_id=deck_id)
     added = 0
     for m_index, mock in enumerate(mocks):
         at = f"{where}.mock_sessions[{m_index}]"
         started = _parse_time(_field(mock, "started_at", str, at), f"{at}.started_at")
-        if started in known:
-            continue
-        ended = mock.get("ended_at")
-        topic = mock.get("topic")
-        if topic is not None and not isinstance(topic, str):
-            raise _fail(f"{at}.topic", "expected a string or null")
+        ended = _optional(mock, "ended_at", str, at)
+        topic = _optional(mock, "topic", str, at)
+        if topic is not None and not 1 <= len(topic) <= MAX_TOPIC_CHARS:
+            raise _fail(f"{at}.topic", f"expected a topic of 1 to {MAX_TOPIC_CHARS} characters")
+        planned = _whole(
+            mock, "questions", at, least=1, most=MAX_QUESTIONS, what="a number of questions"
+        )
         row = {
             "deck_id": deck_id,
             "started_at": started,
-            "ended_at": _parse_time(ended, f"{at}.ended_at") if isinstance(ended, str) else None,
+            "ended_at": _parse_time(ended, f"{at}.ended_at") if ended is not None else None,
             "study_day": _parse_day(_field(mock, "study_day", str, at), f"{at}.study_day"),
-            "questions": _field(mock, "questions", int, at),
-            "seconds_per_question": _field(mock, "seconds_per_question", int, at),
+            "questions": planned,
+            "seconds_per_question": _whole(
+                mock,
+                "seconds_per_question",
+                at,
+                least=1,
+                most=MAX_SECONDS_PER_QUESTION,
+                what="a time in seconds",
+            ),
             "topic": topic,
         }
-        questions = [
-            _mock_question(
-                session, question, cards=cards, deck_id=deck_id, where=f"{at}.asked[{n}]"
+        questions: list[dict[str, Any]] = []
+        for n, question in enumerate(_field(mock, "asked", list, at)):
+            asked = _mock_question(
+                session,
+                question,
+                cards=cards,
+                deck_id=deck_id,
+                planned=planned,
+                where=f"{at}.asked[{n}]",
             )
-            for n, question in enumerate(_field(mock, "asked", list, at))
-        ]
+            if any(q["position"] == asked["position"] for q in questions):
+                raise _fail(f"{at}.asked[{n}].position", "another question has this position")
+            questions.append(asked)
+        if started in known:
+            continue  # checked all the same: a damaged file changes nothing
         add_mock(session, mock=row, questions=questions)
         known.add(started)
         added += 1
@@ -501,36 +587,61 @@ def _import_mocks(
 
 
 def _mock_question(
-    session: Session, question: Any, *, cards: dict[str, int], deck_id: str, where: str
+    session: Session,
+    question: Any,
+    *,
+    cards: dict[str, int],
+    deck_id: str,
+    planned: int,
+    where: str,
 ) -> dict[str, Any]:
     card_id = _field(question, "card_id", str, where)
     if card_id not in cards:
-        raise _fail(where, f"no card {card_id!r} in deck {deck_id}")
+        raise _fail(where, f"no card {quoted(card_id)} in deck {deck_id}")
     notes = _field(question, "notes", str, where)
     if len(notes) > MAX_NOTES_CHARS:
         raise _fail(f"{where}.notes", f"longer than {MAX_NOTES_CHARS} characters")
-    counted = question.get("counted_review_at")
+    counted = _optional(question, "counted_review_at", str, where)
     review = None
     if counted is not None:
-        moment = _parse_time(_field(question, "counted_review_at", str, where), where)
+        moment = _parse_time(counted, f"{where}.counted_review_at")
         review = review_ids(session, card_pk=cards[card_id]).get(moment)
-    check = _parse_key_points(question.get("key_points"), where)
     return {
         "card": cards[card_id],
-        "position": _field(question, "position", int, where),
-        "seconds_used": max(0, _field(question, "seconds_used", int, where)),
+        "position": _whole(
+            question, "position", where, least=1, most=planned, what="a question's position"
+        ),
+        "seconds_used": _whole(
+            question,
+            "seconds_used",
+            where,
+            least=0,
+            most=MAX_DURATION_MS // 1000,
+            what="a time in seconds",
+        ),
         "timed_out": _field(question, "timed_out", bool, where),
         "notes": notes,
         "review": review,
-        **_check_columns(check),
+        **_check_columns(_parse_key_points(question, where)),
     }
 
 
-def replay_card(session: Session, *, card_pk: int) -> SM2State:
-    """Recompute a card's state (and each review's before/after) from its log, oldest first."""
-    log = card_log(session, card_pk=card_pk)
-    steps = replay((review.grade, review.drill, review.study_day) for review in log)
-    return store_replay(session, card_pk=card_pk, log=log, steps=steps)
+def replay_cards(session: Session, *, card_pks: set[int]) -> None:
+    """Recompute each card's state (and each review's before/after) from its log, oldest first.
+
+    One read of all their logs and two bulk writes: linear in the number of reviews, however
+    they are spread (100,000 reviews of one card take as long as 100,000 cards of one). A
+    drill, and a practice review (logged as one), leaves the state alone, as grading does.
+    """
+    if not card_pks:
+        return
+    store_replays(
+        session,
+        (
+            (card, log, list(replay((grade, drill, day) for _, grade, drill, day, _ in log)))
+            for card, log in card_logs(session, card_pks=card_pks)
+        ),
+    )
 
 
 EXPORT_FORMATS = ("json", "csv", "md")
@@ -564,12 +675,12 @@ def export_progress(
 
 
 def read_progress(path: Path) -> dict[str, Any]:
-    """Read and check a progress file's envelope (before any store is opened)."""
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InfracardsError(f"cannot read {path} ({error.strerror})") from None
-    return parse_document(data, source=str(path))
+    """Read and check a progress file's envelope (before any store is opened): a regular file
+    of at most ``MAX_PROGRESS_BYTES``, never a FIFO or a device."""
+    data = read_regular_file(
+        path, max_bytes=MAX_PROGRESS_BYTES, what="progress file", error=ProgressError
+    )
+    return parse_document(data, source=echo(path))
 
 
 def import_progress(

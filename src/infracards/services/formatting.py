@@ -18,6 +18,7 @@ from infracards.store.stats import (
     count_quartiles,
     shade_level,
 )
+from infracards.terminal_text import echo
 
 if TYPE_CHECKING:
     from infracards.services.keypoints import MissedPoint
@@ -185,7 +186,7 @@ def stats_report(stats: Stats) -> str:
     scope = f"deck {stats.deck_id}" if stats.deck_id else "all decks"
     year = sum(n for _, n in stats.heatmap)
     lines = [
-        f"Study statistics · {scope} · study day {stats.today.isoformat()}",
+        f"Study statistics · {echo(scope)} · study day {stats.today.isoformat()}",
         "",
         f"Cards      {totals.cards} active, {totals.reviewed_cards} reviewed,"
         f" average EF {ef_text(totals.average_ef)}",
@@ -223,7 +224,7 @@ def stats_report(stats: Stats) -> str:
     ]
     for tag in stats.by_tag:
         lines.append(
-            f"  {clip(tag.tag, 20)} {tag.cards:>5} {tag.reviews:>7}"
+            f"  {clip(echo(tag.tag), 20)} {tag.cards:>5} {tag.reviews:>7}"
             f" {_aligned_percent(tag.reviews, tag.passed):>5} {ef_text(tag.average_ef):>5}"
         )
     return "\n".join(lines)

@@ -20,9 +20,10 @@ from typing import Any
 import yaml
 
 from infracards.calc import find_examples
+from infracards.card_text import MAX_KEY_POINTS, MAX_TAGS
 from infracards.deck import CARD_ID, DECK_FORMAT, TAG, FieldReader, compose_yaml, parse_deck
 from infracards.errors import CalcError, DeckError, SealError
-from infracards.files import read_deck_bytes
+from infracards.files import absent, read_deck_bytes, reason, write_atomically
 from infracards.seal import (
     PRODUCTION_KDF_PARAMS,
     TEST_KDF_PARAMS,
@@ -34,6 +35,7 @@ from infracards.seal import (
     seal_release,
 )
 from infracards.seal.license_key import parse_kid_text
+from infracards.terminal_text import echo, quoted
 
 SOURCE_FORMAT = "infracards-source/v1"
 SECRET_FORMAT = "infracards-publisher-secret/v1"
@@ -91,9 +93,13 @@ def create_secret(path: Path, *, demo: bool = False) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        raise SealError(f"{path} already exists; a publisher secret is never overwritten") from None
+        raise SealError(
+            f"{echo(path)} already exists; a publisher secret is never overwritten"
+        ) from None
     except OSError as error:
-        raise SealError(f"cannot create {path} ({error.strerror})") from None
+        raise SealError(f"cannot create {echo(path)} ({reason(error)})") from None
+    except ValueError:
+        raise SealError(f"cannot create {echo(path)}: the path holds a NUL character") from None
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         json.dump(document, handle, indent=2)
         handle.write("\n")
@@ -110,13 +116,13 @@ def read_secret(path: Path | None) -> bytes:
         document = json.loads(path.read_text(encoding="utf-8"))
         secret = base64.b64decode(document["secret"], validate=True)
     except FileNotFoundError:
-        raise SealError(f"{path}: no such publisher secret file") from None
+        raise SealError(f"{echo(path)}: no such publisher secret file") from None
     except (OSError, ValueError, KeyError, TypeError):
         raise SealError(
-            f"{path} is not a publisher secret (create one with `publish secret`)"
+            f"{echo(path)} is not a publisher secret (create one with `publish secret`)"
         ) from None
     if document.get("format") != SECRET_FORMAT or len(secret) != 32:
-        raise SealError(f"{path} is not a {SECRET_FORMAT} file with a 32-byte secret")
+        raise SealError(f"{echo(path)} is not a {SECRET_FORMAT} file with a 32-byte secret")
     return secret
 
 
@@ -127,8 +133,10 @@ def load_source(folder: Path) -> SourceDeck:
     """Read ``deck.yaml``, every ``qNN.md`` and the notation page, as untrusted as a deck:
     the same hardened YAML composer, and every error names ``file:line`` and the field."""
     path = folder / "deck.yaml"
-    if not path.exists() and not path.is_symlink():
-        raise DeckError(f"{path}: no such file (is {folder} a publisher source folder?)")
+    if absent(path):
+        raise DeckError(
+            f"{echo(path)}: no such file (is {echo(folder)} a publisher source folder?)"
+        )
     reader = FieldReader(path)
     top = reader.mapping(
         compose_yaml(read_deck_bytes(path, max_bytes=MAX_SOURCE_BYTES), path=path),
@@ -175,24 +183,26 @@ def _read_text(path: Path) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as bad:
         line = data[: bad.start].count(b"\n") + 1
-        raise DeckError(f"{path}:{line}: invalid UTF-8 (byte {bad.start})") from None
+        raise DeckError(f"{echo(path)}:{line}: invalid UTF-8 (byte {bad.start})") from None
 
 
 def _source_card(
     folder: Path, reader: FieldReader, card_id: str, fields: Any, line: int, *, free: bool
 ) -> SourceCard:
     path = folder / f"{card_id}.md"
-    if not path.exists() and not path.is_symlink():
+    if absent(path):
         raise reader.fail(line, card_id, f"its answer {path.name} is missing")
     key_points, body = split_front_matter(_read_text(path), path=path)
     try:
         calculators = tuple(dict.fromkeys(example.model.name for example in find_examples(body)))
     except CalcError as error:
-        raise DeckError(f"{path}: calc block, {error} (lines count from the answer body)") from None
+        raise DeckError(
+            f"{echo(path)}: calc block, {echo(error)} (lines count from the answer body)"
+        ) from None
     return SourceCard(
         card_id=card_id,
         prompt=reader.field_text(fields, "prompt", f"{card_id}.prompt"),
-        tags=reader.texts(fields, "tags", f"{card_id}.tags", pattern=TAG)
+        tags=reader.texts(fields, "tags", f"{card_id}.tags", most=MAX_TAGS, pattern=TAG)
         if "tags" in fields
         else (),
         key_points=key_points,
@@ -206,14 +216,15 @@ def split_front_matter(text: str, *, path: Path) -> tuple[tuple[str, ...], str]:
     """(key points, Markdown body) of an answer file."""
     match = _FRONT_MATTER.match(text)
     if match is None:
-        raise DeckError(f"{path}:1: expected front matter (---, key_points: [...], ---)")
+        raise DeckError(f"{echo(path)}:1: expected front matter (---, key_points: [...], ---)")
     # The opening "---" stays in, so the composer's line numbers are the file's.
     front = compose_yaml(text[: match.end(1)].encode("utf-8"), path=path)
     reader = FieldReader(path)
     fields = reader.mapping(front, 2, "front matter", allowed={"key_points"}, required=set())
     if "key_points" not in fields:
-        raise DeckError(f"{path}:2: front matter needs key_points: a list of strings")
-    return reader.texts(fields, "key_points", "key_points"), text[match.end() :].strip() + "\n"
+        raise DeckError(f"{echo(path)}:2: front matter needs key_points: a list of strings")
+    points = reader.texts(fields, "key_points", "key_points", most=MAX_KEY_POINTS)
+    return points, text[match.end() :].strip() + "\n"
 
 
 def sealed_plaintext(card: SourceCard) -> bytes:
@@ -231,7 +242,7 @@ def registry_path(folder: Path) -> Path:
 
 def load_registry(folder: Path, *, deck_id: str) -> Registry:
     path = registry_path(folder)
-    if not path.exists():
+    if absent(path):
         return Registry(deck_id=deck_id, params=PRODUCTION_KDF_PARAMS, keks={}, revoked=set())
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
@@ -242,7 +253,7 @@ def load_registry(folder: Path, *, deck_id: str) -> Registry:
             revoked={parse_kid_text(k) for k in document["revoked"]},
         )
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise SealError(f"{path}: not a valid key registry ({error})") from None
+        raise SealError(f"{echo(path)}: not a valid key registry ({error})") from None
 
 
 def save_registry(folder: Path, registry: Registry) -> None:
@@ -255,15 +266,8 @@ def save_registry(folder: Path, registry: Registry) -> None:
         },
         "revoked": sorted(kid_text(k) for k in registry.revoked),
     }
-    path = registry_path(folder)
-    temporary = path.with_name(path.name + ".tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(document, handle, indent=2)
-        handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    # cached KEKs: as private as the publisher secret
+    write_atomically(registry_path(folder), json.dumps(document, indent=2) + "\n", private=True)
 
 
 def issue_keys(
@@ -295,7 +299,9 @@ def revoke_key(folder: Path, *, kid: str) -> str:
     try:
         number = parse_kid_text(kid.strip().upper())
     except ValueError:
-        raise SealError(f"{kid!r} is not a key id (the first 4 symbols of a card key)") from None
+        raise SealError(
+            f"{quoted(kid)} is not a key id (the first 4 symbols of a card key)"
+        ) from None
     if number not in registry.keks:
         raise SealError(f"key id {kid_text(number)} was never issued for {deck.deck_id}")
     registry.revoked.add(number)
@@ -319,6 +325,7 @@ def seal_source(folder: Path, *, secret: bytes, out_dir: Path, test_params: bool
         keks=registry.keks,
         revoked=registry.revoked,
         params=registry.params,
+        free=[card.card_id for card in deck.cards if card.free],
         test_params=test_params or registry.params == TEST_KDF_PARAMS,
     )
     cards: list[dict[str, Any]] = []
@@ -347,9 +354,9 @@ def seal_source(folder: Path, *, secret: bytes, out_dir: Path, test_params: bool
     out_dir.mkdir(parents=True, exist_ok=True)
     deck_path = out_dir / f"{deck.deck_id}.yaml"
     parse_deck(text.encode("utf-8"), path=deck_path)  # what we ship must pass our own loader
-    deck_path.write_text(text, encoding="utf-8")
+    write_atomically(deck_path, text)
     slots = json.dumps(release.keyslots, sort_keys=True, indent=1) + "\n"
-    (out_dir / f"{deck.deck_id}.keyslots.json").write_text(slots, encoding="utf-8")
+    write_atomically(out_dir / f"{deck.deck_id}.keyslots.json", slots)
     return deck_path
 
 

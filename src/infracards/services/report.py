@@ -14,6 +14,7 @@ from sqlmodel import Session
 from infracards.services.formatting import ef_text, percent, plural
 from infracards.store.queries import weakest_cards
 from infracards.store.stats import compute_stats
+from infracards.terminal_text import terminal_safe
 
 
 def _row(*cells: object) -> str:
@@ -21,7 +22,8 @@ def _row(*cells: object) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Deck text as one table cell: on one line, with nothing that could drive a terminal."""
+    return terminal_safe(text.replace("\n", " "), one_line=True).replace("|", "\\|")
 
 
 def write_report(
@@ -29,7 +31,7 @@ def write_report(
 ) -> None:
     stats = compute_stats(session, today=today, deck_id=deck_id)
     totals = stats.totals
-    scope = f"deck {deck_id}" if deck_id else "all decks"
+    scope = f"deck {terminal_safe(deck_id, one_line=True)}" if deck_id else "all decks"
     out.write(f"# infracards progress, {today.isoformat()} ({scope})\n\n")
     reviewed = sum(count for _, count in stats.heatmap)
     out.write(
@@ -65,7 +67,13 @@ def write_report(
         for card in weak:
             due = card.due.isoformat() if card.due else "—"
             out.write(
-                _row(card.card_id, _cell(card.prompt), f"{card.easiness:.2f}", card.lapses, due)
+                _row(
+                    _cell(card.card_id),
+                    _cell(card.prompt),
+                    f"{card.easiness:.2f}",
+                    card.lapses,
+                    due,
+                )
             )
     out.write("\n## Upcoming reviews (next 30 days)\n\n")
     upcoming = [(day, count) for day, count in stats.forecast if count]

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 
 from sqlalchemy import Engine
 
-from infracards.records import CardRecord, RecalledPoints
-from infracards.scheduler import SM2State, review
+from infracards.records import MAX_DURATION_MS, CardRecord, RecalledPoints
+from infracards.scheduler import SM2State, due_date, review
 from infracards.scheduler.sm2 import PASSING_GRADE, suspends_as_leech
 from infracards.store.db import transaction, write_connection
 from infracards.store.grading import (
@@ -108,7 +108,7 @@ def grade_card(
             due_after=due,
             reviewed_at=reviewed_at,
             study_day=today,
-            duration_ms=duration_ms,
+            duration_ms=min(duration_ms, MAX_DURATION_MS),
             session_id=session_id,
             recalled=recalled,
             practice=practice,
@@ -133,7 +133,7 @@ def grade_card(
 
 def _scheduled(state: SM2State, quality: int, today: date) -> tuple[SM2State, date]:
     after = review(state, quality)
-    return after, today + timedelta(days=after.interval)
+    return after, due_date(today, after.interval)
 
 
 def undo_grade(engine: Engine, *, graded: Graded) -> CardRecord:

@@ -1,32 +1,59 @@
 """Unlocking sealed answers: check a card key against a deck release, then remember the key.
 
 The order follows sealing.md §1.6 so that a failure changes nothing: checksum (no I/O) →
-deck header and key slots → one KDF → key check → trial-decrypt every answer → write the
-license last.
+deck header, its card lists and key slots → one KDF → key check → trial-decrypt every answer
+and check what it holds → write the license last.
+
+What opening a release with a stored key showed (it opens, it is revoked, not valid, or the
+deck is corrupted) is noted in the store, so `status` reports what is true without a KDF.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlalchemy import Engine
 
-from infracards.errors import LicenseError, SealError
+from infracards.errors import (
+    KeyNotValidError,
+    KeyRevokedError,
+    LicenseError,
+    SealError,
+    StoreError,
+)
 from infracards.seal import (
+    CardLabels,
     LicenseKey,
     load_license,
+    open_answer,
     open_release,
     parse_keyslots,
     parse_license_key,
     parse_lock_header,
-    save_license,
-    verify_all_answers,
+    store_key,
 )
 from infracards.seal.encoding import decode_b64
+from infracards.services.answers import read_payload
 from infracards.store.db import transaction
-from infracards.store.queries import deck_lock, sealed_cards, sealed_decks
+from infracards.store.queries import (
+    card_labels,
+    deck_lock,
+    load_setting,
+    save_setting,
+    sealed_cards,
+    sealed_decks,
+)
+from infracards.terminal_text import quoted
+
+UNLOCKED = "unlocked"
+LOCKED = "locked"
+REVOKED = "revoked"
+NOT_VALID = "not valid"
+CORRUPTED = "deck corrupted"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,67 +65,110 @@ class OpenedRelease:
     release_key: bytes
     answers: int = 0
     """How many sealed answers were trial-decrypted (by ``unlock_deck``; 0 for a stored key)."""
+    dropped: tuple[str, ...] = ()
+    """Decks whose stored key was unreadable and left out when ``unlock_deck`` saved this one."""
 
 
-def _stored_lock(engine: Engine, deck_id: str) -> tuple[int, str, str]:
-    """(release, lock header JSON, key slots JSON) of a loaded sealed deck."""
+@dataclass(frozen=True, slots=True)
+class KeyStatus:
+    """Whether a card key is stored for a deck, and what it does for the release loaded now."""
+
+    state: str
+    """UNLOCKED (the stored key opens this release), LOCKED (no key is stored), REVOKED,
+    NOT_VALID or CORRUPTED (a key is stored and does not open it)."""
+    key_stored: bool
+    release: int = 0
+    """The release loaded now (0 when it could not be read)."""
+
+    @property
+    def unlocked(self) -> bool:
+        return self.state == UNLOCKED
+
+
+@dataclass(frozen=True, slots=True)
+class _StoredRelease:
+    """A loaded sealed deck as the store holds it: what opening it checks."""
+
+    deck_id: str
+    release: int
+    lock_json: str
+    slots_json: str
+    labels: CardLabels
+
+    @property
+    def fingerprint(self) -> str:
+        """Changes with anything that decides whether a key opens it."""
+        labels = json.dumps([sorted(self.labels.sealed), sorted(self.labels.free)])
+        text = "\n".join((self.deck_id, str(self.release), self.lock_json, self.slots_json, labels))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _stored_release(engine: Engine, deck_id: str) -> _StoredRelease:
     with transaction(engine) as session:
         try:
             release, lock_json, slots_json = deck_lock(session, deck_id=deck_id)
         except LookupError:
-            raise SealError(f"no deck {deck_id!r} is loaded; see `infracards deck list`") from None
+            raise SealError(
+                f"no deck {quoted(deck_id)} is loaded; see `infracards deck list`"
+            ) from None
+        sealed, free = card_labels(session, deck_id=deck_id)
     if lock_json is None or slots_json is None:
         raise SealError(f"deck {deck_id} has no sealed answers; nothing to unlock")
-    return release, lock_json, slots_json
+    return _StoredRelease(deck_id, release, lock_json, slots_json, CardLabels(sealed, free))
 
 
 def open_sealed(
-    *, deck_id: str, release: int, lock: object, keyslots: bytes, key: LicenseKey
+    *,
+    deck_id: str,
+    release: int,
+    lock: object,
+    keyslots: bytes,
+    key: LicenseKey,
+    labels: CardLabels,
 ) -> OpenedRelease:
-    """Check the lock header and key slots of a release, then open it with one KDF."""
+    """Check the lock header, its card lists and the key slots, then open with one KDF."""
     release_key = open_release(
         header=parse_lock_header(lock, deck_id=deck_id),
         slots=parse_keyslots(keyslots, deck_id=deck_id, release=release),
         deck_id=deck_id,
         release=release,
         license_key=key,
+        labels=labels,
     )
     return OpenedRelease(deck_id=deck_id, release=release, release_key=release_key)
 
 
-def _open(engine: Engine, deck_id: str, key: LicenseKey) -> OpenedRelease:
-    release, lock_json, slots_json = _stored_lock(engine, deck_id)
+def _open(stored: _StoredRelease, key: LicenseKey) -> OpenedRelease:
     return open_sealed(
-        deck_id=deck_id,
-        release=release,
-        lock=json.loads(lock_json),
-        keyslots=slots_json.encode(),
+        deck_id=stored.deck_id,
+        release=stored.release,
+        lock=json.loads(stored.lock_json),
+        keyslots=stored.slots_json.encode(),
         key=key,
+        labels=stored.labels,
     )
 
 
 def unlock_deck(engine: Engine, home: Path, *, deck_id: str, typed_key: str) -> OpenedRelease:
-    """Verify a typed card key completely, then store it (0600, atomically); nothing before that."""
+    """Verify a typed card key completely, then store it (0600, atomically); nothing before that.
+
+    Every sealed answer is decrypted once, and what it holds is checked as strictly as a free
+    card's text: a release whose key is valid but whose answers are not is refused here.
+    """
     key = parse_license_key(typed_key)
-    opened = _open(engine, deck_id, key)
+    stored = _stored_release(engine, deck_id)
+    opened = _open(stored, key)
     with transaction(engine) as session:
         cards = sealed_cards(session, deck_id=deck_id)
-    verify_all_answers(
-        opened.release_key,
-        deck_id,
-        opened.release,
-        [
-            (card_id, prompt, decode_b64(blob, what=f"{card_id}.sealed"))
-            for card_id, prompt, blob in cards
-        ],
-    )
-    try:
-        keys = load_license(home)
-    except LicenseError:
-        keys = {}  # a damaged license is replaced by this verified unlock
-    keys[deck_id] = key.compact
-    save_license(home, keys)
-    return replace(opened, answers=len(cards))
+    for card_id, prompt, blob in cards:
+        sealed = decode_b64(blob, what=f"{card_id}.sealed")
+        plaintext = open_answer(
+            opened.release_key, deck_id, opened.release, card_id, prompt, sealed
+        )
+        read_payload(plaintext, card_id=card_id)
+    dropped = store_key(home, deck_id, key.compact)  # an unsafe or damaged license: refused
+    _note(engine, stored, key, UNLOCKED)
+    return replace(opened, answers=len(cards), dropped=tuple(dropped))
 
 
 def open_saved_keys(
@@ -107,7 +177,7 @@ def open_saved_keys(
     """Open every deck the stored license unlocks (one KDF each); problems become notices.
 
     A key revoked by a newer release leaves that deck locked with a notice, not an error, and
-    the license file is left exactly as it was.
+    the license file is left exactly as it was. What each key did is noted for `status`.
     """
     try:
         keys = load_license(home)
@@ -120,36 +190,94 @@ def open_saved_keys(
     for deck_id in decks:
         if deck_id not in keys or only not in (None, deck_id):
             continue
+        key = parse_license_key(keys[deck_id])
         try:
-            opened.append(_open(engine, deck_id, parse_license_key(keys[deck_id])))
+            stored = _stored_release(engine, deck_id)
         except SealError as error:
             notices.append(f"{deck_id} stays locked: {error}")
+            continue
+        try:
+            opened.append(_open(stored, key))
+        except SealError as error:
+            notices.append(f"{deck_id} stays locked: {error}")
+            _note(engine, stored, key, _state_of(error))
+        else:
+            _note(engine, stored, key, UNLOCKED)
     return opened, notices
 
 
-def key_status(engine: Engine, home: Path) -> dict[str, str]:
-    """Per sealed deck: 'unlocked', 'locked', 'revoked' or 'not valid', without running a KDF."""
+def key_status(engine: Engine, home: Path) -> dict[str, KeyStatus]:
+    """Per sealed deck: is a card key stored, and does it open the release loaded now?
+
+    Answered from what the last opening of this key with this release showed (the app opens
+    stored keys as it starts); a key or release not tried yet is tried now, once (one KDF).
+    """
     try:
         keys = load_license(home)
     except LicenseError:
         keys = {}
     with transaction(engine) as session:
         decks = sealed_decks(session)
-    status: dict[str, str] = {}
+    status: dict[str, KeyStatus] = {}
     for deck_id in decks:
         if deck_id not in keys:
-            status[deck_id] = "locked"
+            status[deck_id] = KeyStatus(LOCKED, key_stored=False)
             continue
+        key = parse_license_key(keys[deck_id])
         try:
-            release, lock_json, slots_json = _stored_lock(engine, deck_id)
-            header = parse_lock_header(json.loads(lock_json), deck_id=deck_id)
-            slots = parse_keyslots(slots_json.encode(), deck_id=deck_id, release=release)
-            kid = parse_license_key(keys[deck_id]).kid
+            stored = _stored_release(engine, deck_id)
         except SealError:
-            status[deck_id] = "deck corrupted"
+            status[deck_id] = KeyStatus(CORRUPTED, key_stored=True)
             continue
-        if kid in header.revoked:
-            status[deck_id] = "revoked"
-        else:
-            status[deck_id] = "unlocked" if kid in slots else "not valid"
+        state = _noted(engine, stored, key)
+        if state is None:
+            try:
+                _open(stored, key)
+                state = UNLOCKED
+            except SealError as error:
+                state = _state_of(error)
+            _note(engine, stored, key, state)
+        status[deck_id] = KeyStatus(state, key_stored=True, release=stored.release)
     return status
+
+
+def _state_of(error: SealError) -> str:
+    if isinstance(error, KeyRevokedError):
+        return REVOKED
+    if isinstance(error, KeyNotValidError):
+        return NOT_VALID
+    return CORRUPTED
+
+
+def _setting(deck_id: str) -> str:
+    return f"key-check:{deck_id}"
+
+
+def _check_id(stored: _StoredRelease, key: LicenseKey) -> str:
+    """Which key met which release, as a one-way digest: the store never holds a card key."""
+    return hashlib.sha256(
+        f"infracards/v1/key-check\n{key.compact}\n{stored.fingerprint}".encode()
+    ).hexdigest()
+
+
+def _noted(engine: Engine, stored: _StoredRelease, key: LicenseKey) -> str | None:
+    with transaction(engine) as session:
+        text = load_setting(session, key=_setting(stored.deck_id))
+    try:
+        noted = json.loads(text) if text else None
+    except ValueError:
+        return None
+    if not isinstance(noted, dict) or noted.get("check") != _check_id(stored, key):
+        return None
+    state = noted.get("state")
+    return state if state in (UNLOCKED, REVOKED, NOT_VALID, CORRUPTED) else None
+
+
+def _note(engine: Engine, stored: _StoredRelease, key: LicenseKey, state: str) -> None:
+    """Remember what this key did for this release (a store that cannot take it is no error:
+    the next `status` tries the key again)."""
+    if _noted(engine, stored, key) == state:
+        return
+    value = json.dumps({"check": _check_id(stored, key), "state": state})
+    with suppress(StoreError), transaction(engine, write=True) as session:
+        save_setting(session, key=_setting(stored.deck_id), value=value)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import sys
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime
@@ -14,6 +16,7 @@ from sqlalchemy.exc import DatabaseError, SQLAlchemyError
 from sqlmodel import Session
 
 from infracards.errors import StoreError
+from infracards.files import reason
 from infracards.paths import database_path, migrations_dir
 
 SCHEMA_HEAD = "0006"
@@ -25,13 +28,55 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def open_store(home: Path) -> Engine:
-    """Open (creating and migrating if needed) the database in ``home``."""
+    """Open (creating and migrating if needed) the database in ``home``.
+
+    Several processes may start at once on an empty home or an old store: the first takes
+    ``infracards.lock`` and creates or migrates the store while the others wait for it, then
+    find it at head. A store already at head (every start but the first) takes no lock.
+    """
     _ensure_home(home)
     path = database_path(home)
-    revision = _current_revision(path)
-    if revision != SCHEMA_HEAD:
-        _upgrade(path, revision)
+    if not _at_head(path):
+        with _schema_lock(home):
+            revision = _current_revision(path)  # again: another process may have done it
+            if revision != SCHEMA_HEAD:
+                _upgrade(path, revision)
     return _engine(path)
+
+
+def _at_head(path: Path) -> bool:
+    """Whether the store is complete and at head; False for anything else (absent, being
+    created by another process, damaged), which the check under the lock then names."""
+    try:
+        return _current_revision(path) == SCHEMA_HEAD
+    except StoreError:
+        return False
+
+
+@contextmanager
+def _schema_lock(home: Path) -> Iterator[None]:
+    """Hold ``home/infracards.lock`` while the store is created or migrated (waiting for
+    another process that holds it). The file is never deleted, so all lock one inode."""
+    try:
+        fd = os.open(home / "infracards.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as error:
+        cause = cannot_write(database_path(home))
+        raise StoreError(
+            f"cannot create or upgrade the store in {home}: "
+            f"{cause or f'cannot create infracards.lock ({reason(error)})'}"
+        ) from None
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+
+            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _engine(path: Path, *, foreign_keys: bool = True) -> Engine:
@@ -128,26 +173,68 @@ def _store_error(error: BaseException | None, engine: Engine) -> StoreError | No
     SQLite reports a damaged file ("database disk image is malformed") as a plain
     DatabaseError, and gets the same advice as a file found damaged when it is opened.
     """
+    path = Path(engine.url.database or "")
     if isinstance(error, sqlite3.OperationalError):
-        return _operational(str(error))
+        return _operational(str(error), path)
     if type(error) is sqlite3.DatabaseError:
-        return _damaged(Path(engine.url.database or ""), str(error))
+        return _damaged(path, str(error))
     return None
 
 
-def _operational(text: str) -> StoreError:
+def _operational(text: str, path: Path) -> StoreError:
     if "locked" in text or "busy" in text:
         return StoreError(
             "the database is busy: another infracards process has been writing for more than "
             f"{BUSY_TIMEOUT_MS // 1000} s; nothing was changed, try again"
         )
-    if "disk is full" in text or "database or disk is full" in text:
-        return StoreError("the disk is full; nothing was changed: free some space and try again")
+    cause = cannot_write(path)
+    if cause is not None:
+        return StoreError(f"{cause}; nothing was changed")
+    if "disk is full" in text:
+        return StoreError(
+            f"the disk is full; nothing was changed: free some space on the disk holding "
+            f"{path.parent} and try again"
+        )
     if "readonly" in text or "read-only" in text:
         return StoreError(
-            "the database is read-only; nothing was changed: check the folder's permissions"
+            f"{path} is read-only; nothing was changed: make it and its folder writable"
         )
     return StoreError(f"database error: {text}; nothing was changed")
+
+
+FREE_SPACE_NEEDED = 1 << 20
+"""Below this much free space the store cannot even start its write-ahead log."""
+
+
+def cannot_write(path: Path) -> str | None:
+    """Why the store at ``path`` cannot be written, named as the cause it is (a read-only file
+    system or folder or file, a full disk), with what to do; None if nothing is in the way.
+
+    SQLite itself only says "unable to open database file" or "attempt to write a readonly
+    database", which read like a damaged file.
+    """
+    folder = path.parent
+    try:
+        fs = os.statvfs(folder)
+    except (OSError, AttributeError):  # the folder is gone; Windows has no statvfs
+        return None
+    where = "set INFRACARDS_HOME to a writable folder"
+    if fs.f_flag & os.ST_RDONLY:
+        return f"{folder} is on a read-only file system: remount it read-write, or {where}"
+    if not os.access(folder, os.W_OK):
+        return (
+            f"{folder} is read-only for this user: make it writable (chmod u+w {folder}), "
+            f"or {where}"
+        )
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"{path} is read-only for this user: make it writable (chmod u+w {path})"
+    if fs.f_bavail * fs.f_frsize < FREE_SPACE_NEEDED:
+        free = fs.f_bavail * fs.f_frsize
+        return (
+            f"the disk is full ({free >> 10} KiB free where {folder} is): free some space, "
+            f"or {where}"
+        )
+    return None
 
 
 def _begin(connection: Connection) -> None:
@@ -174,7 +261,7 @@ def _ensure_home(home: Path) -> None:
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as error:
         raise StoreError(
-            f"cannot create the data folder {home} ({error.strerror}); "
+            f"cannot create the data folder {home} ({reason(error)}); "
             "set INFRACARDS_HOME to a writable folder"
         ) from None
     if not home.is_dir():
@@ -203,6 +290,8 @@ def _current_revision(path: Path) -> str | None:
                     raise _damaged(path, "it holds tables infracards did not create")
                 return None
             row = connection.execute("SELECT version_num FROM alembic_version").fetchone()
+    except sqlite3.OperationalError as error:  # cannot be opened: not the same as damaged
+        raise _operational(str(error), path) from None
     except sqlite3.DatabaseError as error:
         raise _damaged(path, str(error)) from None
     return row[0] if row else None
@@ -240,7 +329,10 @@ def _upgrade(path: Path, revision: str | None) -> None:
             raise StoreError(f"the upgraded schema has {len(broken)} dangling references")
     except Exception as error:
         where = f"; your data before the upgrade is in {backup}" if backup else ""
-        raise StoreError(f"upgrading {path} failed ({error}){where}") from error
+        cause = cannot_write(path)
+        if cause is None and isinstance(error, DatabaseError):
+            cause = str(error.orig)  # SQLite's words, without SQLAlchemy's statement and link
+        raise StoreError(f"upgrading {path} failed ({cause or error}){where}") from error
     finally:
         engine.dispose()
 
@@ -271,7 +363,8 @@ def backup_database(path: Path, *, label: str) -> Path:
         with closing(sqlite3.connect(path)) as source, closing(sqlite3.connect(target)) as copy:
             source.backup(copy)
     except (OSError, sqlite3.Error) as error:
+        cause = cannot_write(target) or error
         raise StoreError(
-            f"cannot back up {path} before upgrading ({error}); nothing was changed"
+            f"cannot back up {path} before upgrading ({cause}); nothing was changed"
         ) from None
     return target

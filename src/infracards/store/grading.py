@@ -46,12 +46,12 @@ _DATE_FROM_DB = _from_db(_CARD_STATE.c.due)
 _BOOLEAN_TO_DB = _to_db(_REVIEW.c.drill)
 
 _LOAD_STATE = "SELECT easiness_centi, repetitions, interval, due FROM cardstate WHERE card = ?"
-_SET_STATE = (
+SET_STATE_SQL = (
     "UPDATE cardstate SET easiness_centi = ?, repetitions = ?, interval = ?, due = ?,"
     " last_review_at = ? WHERE card = ?"
 )
 _SET_STATE_IF_UNCHANGED = (
-    f"{_SET_STATE} AND easiness_centi = ? AND repetitions = ? AND interval = ? AND due IS ?"
+    f"{SET_STATE_SQL} AND easiness_centi = ? AND repetitions = ? AND interval = ? AND due IS ?"
 )
 REVIEW_COLUMNS = (
     "card",
@@ -81,6 +81,19 @@ _FLAG_LEECH = "UPDATE cardstate SET leech = 1, suspended = 1 WHERE card = ?"
 _INSERT_REVIEW = "INSERT INTO review ({}) VALUES ({})".format(
     ", ".join(REVIEW_COLUMNS), ", ".join("?" * len(REVIEW_COLUMNS))
 )
+
+
+def db_datetime(moment: datetime | None) -> Any:
+    """A time as the store holds it (what the ORM would write)."""
+    return _DATETIME_TO_DB(moment)
+
+
+def db_date(day: date | None) -> Any:
+    return _DATE_TO_DB(day)
+
+
+def db_boolean(flag: bool) -> Any:
+    return _BOOLEAN_TO_DB(flag)
 
 
 def to_centi(easiness: Decimal) -> int:
@@ -115,7 +128,7 @@ def write_state(
     last_review_at: datetime | None,
 ) -> None:
     """Store a card's SM-2 state (after a grade, an undo, or a replay of its log)."""
-    connection.execute(_SET_STATE, (*_state_values(state, due, last_review_at), card_pk))
+    connection.execute(SET_STATE_SQL, (*_state_values(state, due, last_review_at), card_pk))
 
 
 def replace_state(

@@ -4,18 +4,29 @@ service shapes them into JSON and CSV."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from datetime import date, datetime
-from typing import Any
+from functools import lru_cache
+from itertools import groupby
+from operator import itemgetter
+from typing import Any, TypeAlias
 
-from sqlalchemy import insert, update
+from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
-from infracards.scheduler import Replayed, SM2State
+from infracards.scheduler import Replayed
 from infracards.store.db import session_connection
-from infracards.store.grading import to_centi
-from infracards.store.models import Card, Deck, MockQuestion, MockSession, Review
-from infracards.store.queries import set_card_state
+from infracards.store.grading import SET_STATE_SQL, db_boolean, db_date, db_datetime, to_centi
+from infracards.store.models import Deck, MockQuestion, MockSession, Review
+
+ImportedReview: TypeAlias = tuple[
+    int, str, date, int, bool, int, int | None, int | None, str | None, str | None
+]
+"""(card, stored review time, study day, grade, drill, duration in ms, key points listed,
+points said as a bit mask, fingerprint of the list, practice kind) of a review to add."""
+Logged: TypeAlias = tuple[int, int, bool, date, str]
+"""(review id, grade, drill, study day, stored review time) of a logged review."""
 
 # Exports read plain SQL rows: values stay the strings and integers SQLite holds, skipping
 # the ORM and type decorators that tripled the time of a 1M-review export.
@@ -28,6 +39,28 @@ FROM review r JOIN card c ON c.id = r.card
 WHERE (:deck IS NULL OR c.deck_id = :deck) AND (:since IS NULL OR r.study_day >= :since)
 ORDER BY c.deck_id, r.reviewed_at, r.id
 """
+_CARD_KEYS_SQL = "SELECT card_id, id FROM card WHERE deck_id = ?"
+_LOGGED_TIMES_SQL = (
+    "SELECT r.card, r.reviewed_at FROM card c JOIN review r ON r.card = c.id WHERE c.deck_id = ?"
+)
+_ADD_REVIEW_SQL = (
+    "INSERT INTO review (card, reviewed_at, study_day, grade, drill, duration_ms,"
+    " points, recalled, points_fp, practice,"
+    " easiness_centi_before, repetitions_before, interval_before,"
+    " easiness_centi_after, repetitions_after, interval_after)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 250, 0, 0, 250, 0, 0)"
+)
+# CROSS JOIN: the list drives, each card's reviews come from ix_review_card_reviewed_at in order.
+_CARD_LOGS_SQL = """
+SELECT r.card, r.id, r.grade, r.drill, r.study_day, r.reviewed_at
+FROM json_each(?) AS j CROSS JOIN review AS r ON r.card = j.value
+ORDER BY j.key, r.reviewed_at, r.id
+"""
+_SET_REPLAYED_SQL = (
+    "UPDATE review SET easiness_centi_before = ?, repetitions_before = ?, interval_before = ?,"
+    " due_before = ?, easiness_centi_after = ?, repetitions_after = ?, interval_after = ?,"
+    " due_after = ? WHERE id = ?"
+)
 _CARDS_SQL = """
 SELECT c.card_id, c.prompt, c.tags, c.answer IS NULL, c.retired,
        s.easiness_centi, s.repetitions, s.interval, s.due, s.last_review_at
@@ -105,61 +138,85 @@ def is_loaded(session: Session, *, deck_id: str) -> bool:
 
 def card_keys(session: Session, *, deck_id: str) -> dict[str, int]:
     """Card id → primary key for every card of a deck, retired ones included."""
-    return {
-        card.card_id: card.id
-        for card in session.exec(select(Card).where(Card.deck_id == deck_id))
-        if card.id is not None
-    }
+    rows = session.connection().exec_driver_sql(_CARD_KEYS_SQL, (deck_id,))
+    return {card_id: pk for card_id, pk in rows}
 
 
-def logged_times(session: Session, *, card_pks: Iterable[int]) -> set[tuple[int, datetime]]:
-    """(card, review time) of every logged review of these cards: how an import recognises a
-    review it already has."""
-    query = select(Review.card, Review.reviewed_at).where(col(Review.card).in_(list(card_pks)))
-    return {(row[0], row[1]) for row in session.exec(query)}
+def stored_time(moment: datetime) -> str:
+    """A review time as the store holds it (UTC text): how an import recognises a review."""
+    return str(db_datetime(moment))
 
 
-def add_reviews(session: Session, rows: list[dict[str, Any]]) -> None:
+def logged_times(session: Session, *, deck_id: str) -> set[tuple[int, str]]:
+    """(card, stored review time) of every logged review of a deck's cards."""
+    return set(session_connection(session).execute(_LOGGED_TIMES_SQL, (deck_id,)))
+
+
+def add_reviews(session: Session, rows: Iterable[ImportedReview]) -> None:
     """Insert imported reviews; their before/after states are placeholders until replayed."""
-    placeholders = {
-        "easiness_centi_before": 250,
-        "repetitions_before": 0,
-        "interval_before": 0,
-        "easiness_centi_after": 250,
-        "repetitions_after": 0,
-        "interval_after": 0,
-    }
-    session.execute(insert(Review), [{**placeholders, **row} for row in rows])
+    session_connection(session).executemany(
+        _ADD_REVIEW_SQL,
+        (
+            (pk, at, db_date(day), grade, db_boolean(drill), *rest)
+            for pk, at, day, grade, drill, *rest in rows
+        ),
+    )
 
 
-def card_log(session: Session, *, card_pk: int) -> list[Review]:
-    """A card's reviews, oldest first (ties in time by insertion order)."""
-    log = select(Review).where(Review.card == card_pk)
-    return list(session.exec(log.order_by(col(Review.reviewed_at), col(Review.id))).all())
+def card_logs(session: Session, *, card_pks: Iterable[int]) -> Iterator[tuple[int, list[Logged]]]:
+    """Each card's log, oldest first (ties in time by insertion order): (card, its reviews as
+    (review id, grade, drill, study day, stored time)). One query for any number of cards."""
+    rows = session_connection(session).execute(_CARD_LOGS_SQL, (json.dumps(sorted(card_pks)),))
+    for card, log in groupby(rows, key=itemgetter(0)):
+        yield (
+            card,
+            [
+                (review_id, grade, bool(drill), date.fromisoformat(day), at)
+                for _, review_id, grade, drill, day, at in log
+            ],
+        )
 
 
-def store_replay(
-    session: Session, *, card_pk: int, log: list[Review], steps: Iterable[Replayed]
-) -> SM2State:
-    """Write each review's replayed before/after states, then the card's resulting state."""
-    state, due = SM2State(), None
-    for row, step in zip(log, steps, strict=True):
-        session.execute(
-            update(Review)
-            .where(col(Review.id) == row.id)
-            .values(
-                easiness_centi_before=to_centi(step.before.easiness),
-                repetitions_before=step.before.repetitions,
-                interval_before=step.before.interval,
-                due_before=step.due_before,
-                easiness_centi_after=to_centi(step.after.easiness),
-                repetitions_after=step.after.repetitions,
-                interval_after=step.after.interval,
-                due_after=step.due_after,
+@lru_cache(maxsize=4096)
+def _day(day: date | None) -> Any:
+    """A date as stored; a long log repeats few of them (the processor costs ~3 µs a call)."""
+    return db_date(day)
+
+
+def store_replays(
+    session: Session, replays: Iterable[tuple[int, list[Logged], list[Replayed]]]
+) -> None:
+    """Write each replayed review's before/after states, then each card's resulting state."""
+    connection = session_connection(session)
+    reviews: list[tuple[object, ...]] = []
+    states: list[tuple[object, ...]] = []
+    for card, log, steps in replays:
+        for (review_id, *_), step in zip(log, steps, strict=True):
+            reviews.append(
+                (
+                    to_centi(step.before.easiness),
+                    step.before.repetitions,
+                    step.before.interval,
+                    _day(step.due_before),
+                    to_centi(step.after.easiness),
+                    step.after.repetitions,
+                    step.after.interval,
+                    _day(step.due_after),
+                    review_id,
+                )
+            )
+        last = steps[-1]
+        states.append(
+            (
+                to_centi(last.after.easiness),
+                last.after.repetitions,
+                last.after.interval,
+                db_date(last.due_after),
+                # As grading does: a drill or a practice review leaves the state, its time
+                # included, alone.
+                next((at for _, _, drill, _, at in reversed(log) if not drill), None),
+                card,
             )
         )
-        state, due = step.after, step.due_after
-    # As grading does: a drill or a practice review leaves the state, its time included, alone.
-    last = next((row.reviewed_at for row in reversed(log) if not row.drill), None)
-    set_card_state(session, card_pk=card_pk, state=state, due=due, last_review_at=last)
-    return state
+    connection.executemany(_SET_REPLAYED_SQL, reviews)
+    connection.executemany(SET_STATE_SQL, states)

@@ -77,8 +77,12 @@ def deck_with_digest(session: Session, *, digest: str) -> tuple[str, int] | None
 _CARD_COLUMNS = ("position", "prompt", "tags", "key_points", "answer", "sealed", "calculators")
 
 
-def sync_deck(session: Session, *, deck: DeckFile, source: str, keyslots: str | None) -> SyncReport:
+def sync_deck(
+    session: Session, *, deck: DeckFile, source: str, keyslots: str | None, digest: str
+) -> SyncReport:
     """Load or update a deck: match cards by id, keep progress, retire the cards it dropped.
+
+    ``digest`` is the release's (its deck file and key slots): the same one is not synced again.
 
     Cards move as plain rows in bulk statements: a 100,000-card deck is one ``executemany`` of
     inserts (plus one for the changed cards), not 100,000 ORM objects.
@@ -88,8 +92,9 @@ def sync_deck(session: Session, *, deck: DeckFile, source: str, keyslots: str | 
     if row is None:
         row = Deck(id=deck.deck_id, title="", version=0, language="", source="", digest="")
     row.title, row.version, row.language = deck.title, deck.version, deck.language
-    row.source, row.digest = source, deck.digest
+    row.source, row.digest = source, digest
     row.lock_header = json.dumps(deck.lock, sort_keys=True) if deck.lock is not None else None
+    keyslots_changed = not created and row.keyslots != keyslots
     row.keyslots = keyslots
     row.notation = deck.notation
     session.add(row)
@@ -111,8 +116,8 @@ def sync_deck(session: Session, *, deck: DeckFile, source: str, keyslots: str | 
         values = (
             position,
             card.prompt,
-            " ".join(card.tags),
-            json.dumps(list(card.key_points), ensure_ascii=False) if card.key_points else "[]",
+            card.tags_text,
+            card.key_points_json,
             card.answer,
             card.sealed,
             json.dumps(list(card.calculators)),
@@ -170,6 +175,7 @@ def sync_deck(session: Session, *, deck: DeckFile, source: str, keyslots: str | 
         updated=tuple(updated),
         retired=tuple(retired),
         restored=tuple(restored),
+        keyslots_changed=keyslots_changed,
     )
 
 
@@ -710,6 +716,21 @@ def sealed_cards(session: Session, *, deck_id: str) -> list[tuple[str, str, str]
         .order_by(col(Card.position))
     )
     return [(card_id, prompt, sealed) for card_id, prompt, sealed in rows if sealed is not None]
+
+
+_CARD_LABELS = text(
+    "SELECT card_id, sealed IS NOT NULL, answer IS NOT NULL FROM card"
+    " WHERE deck_id = :deck AND NOT retired"
+)
+
+
+def card_labels(session: Session, *, deck_id: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(sealed, free) card ids of a deck's active cards, as stored."""
+    rows = session.connection().execute(_CARD_LABELS, {"deck": deck_id}).all()
+    return (
+        frozenset(card_id for card_id, sealed, _ in rows if sealed),
+        frozenset(card_id for card_id, _, free in rows if free),
+    )
 
 
 def sealed_decks(session: Session) -> list[str]:

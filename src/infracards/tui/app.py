@@ -24,6 +24,7 @@ from infracards.tui.line_breaks import enable_cjk_line_breaks
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.screens.home import HomeScreen
 from infracards.tui.screens.review import ReviewScreen
+from infracards.tui.text import notice
 
 if TYPE_CHECKING:
     from infracards.services.unlock import OpenedRelease
@@ -233,7 +234,7 @@ class InfracardsApp(App[None]):
                 menu.FINAL: lambda: practice.final_pass(engine, deck_id=deck_id, now=now),
             }[choice.kind]()
         except InfracardsError as error:
-            self.notify(str(error), severity="warning", timeout=5)
+            self.notify(notice(str(error)), severity="warning", timeout=5, markup=False)
             return
         self.push_screen(ReviewScreen(self.context, deck_id=deck_id, practice=chosen))
 
@@ -280,7 +281,7 @@ class InfracardsApp(App[None]):
         deck_id = getattr(self.screen, "unlock_target", None)
         deck_id = deck_id or self._selected_deck() or DEFAULT_DECK
         if self.context.answers.is_unlocked(deck_id):
-            self.notify(f"{deck_id} is already unlocked.")
+            self.notify(notice(f"{deck_id} is already unlocked."), markup=False)
             return
         from infracards.tui.dialogs.unlock import UnlockDialog
 
@@ -289,7 +290,14 @@ class InfracardsApp(App[None]):
     def _unlocked(self, opened: OpenedRelease | None) -> None:
         if opened is None:
             return
-        self.notify(f"Unlocked {opened.deck_id} v{opened.release}: every sealed answer opens now.")
+        unlocked = f"Unlocked {opened.deck_id} v{opened.release}: every sealed answer opens now."
+        self.notify(notice(unlocked), markup=False)
+        if opened.dropped:
+            dropped = (
+                f"The stored key for {', '.join(opened.dropped)} was damaged and is no longer "
+                "kept: unlock that deck again with its card key."
+            )
+            self.notify(notice(dropped), severity="warning", timeout=10, markup=False)
         self._answers_opened([opened], [])
 
     @work(thread=True, exclusive=True, group="saved-keys")
@@ -303,8 +311,8 @@ class InfracardsApp(App[None]):
     def _answers_opened(self, opened: list[OpenedRelease], notices: list[str]) -> None:
         for release in opened:
             self.context.answers.add(release)
-        for notice in notices:
-            self.notify(notice, severity="warning", timeout=10)
+        for text in notices:
+            self.notify(notice(text), severity="warning", timeout=10, markup=False)
         if opened:
             for screen in self.screen_stack:
                 screen.post_message(AnswersOpened())

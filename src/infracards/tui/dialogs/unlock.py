@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,6 +14,7 @@ from infracards.seal import parse_license_key
 from infracards.seal.license_key import KEY_SYMBOLS, key_symbols
 from infracards.services.unlock import OpenedRelease, unlock_deck
 from infracards.tui.context import AppContext
+from infracards.tui.text import literal
 
 
 def key_feedback(typed: str) -> tuple[str, bool]:
@@ -44,7 +44,10 @@ class UnlockDialog(ModalScreen[OpenedRelease | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="unlock-dialog"):
-            yield Label(f"Unlock the sealed answers of {self.deck_id}", id="unlock-title")
+            yield Label(
+                literal(f"Unlock the sealed answers of {self.deck_id}", one_line=True),
+                id="unlock-title",
+            )
             yield Input(placeholder="XXXXX-XXXXX-XXXXX-XXXXX-XXXXX-XXXXX", id="unlock-key")
             yield Static(
                 "Type or paste your card key (卡密). Dashes and case don't matter.",
@@ -54,7 +57,7 @@ class UnlockDialog(ModalScreen[OpenedRelease | None]):
 
     def show_status(self, message: str, *, state: str) -> None:
         status = self.query_one("#unlock-status", Static)
-        status.update(Text(message))
+        status.update(literal(message))
         status.set_classes(state)
 
     @on(Input.Changed, "#unlock-key")

@@ -29,9 +29,11 @@ from infracards.services.browse import (
 )
 from infracards.services.cards import set_card_buried, set_card_suspended
 from infracards.services.settings import study_day_at
+from infracards.terminal_text import terminal_safe
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.screens.card import CardScreen
+from infracards.tui.text import cell, literal, notice
 
 PAGE_ROWS = 200
 ANSWER_SEARCH_DELAY = 0.3
@@ -42,7 +44,7 @@ TAGS_CELLS = 14
 
 def clipped(value: str, cells: int) -> Text:
     """Literal text cut to a number of terminal cells (a CJK character takes two)."""
-    text = Text(value, no_wrap=True)
+    text = Text(terminal_safe(value, one_line=True), no_wrap=True)
     text.truncate(cells, overflow="ellipsis")
     return text
 
@@ -95,7 +97,7 @@ class BrowseScreen(Screen[None]):
         self.query_one(DataTable).add_columns(*self.COLUMNS, "Match")
         self.load_rows()
         tags = sorted({tag for row in self.rows for tag in row.tags})
-        self.query_one(Select).set_options((tag, tag) for tag in tags)
+        self.query_one(Select).set_options((literal(tag, one_line=True), tag) for tag in tags)
         table = self.query_one(DataTable)
         self.watch(table, "scroll_y", self._scrolled, init=False)
         table.focus()
@@ -181,7 +183,7 @@ class BrowseScreen(Screen[None]):
                 else "open"
             )
             table.add_row(
-                row.card_id,
+                cell(row.card_id),
                 clipped(row.prompt, PROMPT_CELLS),
                 clipped(" ".join(row.tags), TAGS_CELLS),
                 f"{row.easiness:.2f}",
@@ -261,9 +263,10 @@ class BrowseScreen(Screen[None]):
                 suspended=not row.suspended,
             )
         except InfracardsError as error:
-            self.notify(f"Nothing changed: {error}", severity="error")
+            self.notify(notice(f"Nothing changed: {error}"), severity="error", markup=False)
             return
-        self.notify(f"{row.card_id} {'unsuspended' if row.suspended else 'suspended'}", timeout=2)
+        changed = f"{row.card_id} {'unsuspended' if row.suspended else 'suspended'}"
+        self.notify(notice(changed), timeout=2, markup=False)
         self.reload_keeping_cursor()
 
     def action_bury(self) -> None:
@@ -275,9 +278,10 @@ class BrowseScreen(Screen[None]):
         try:
             set_card_buried(self.context.engine, pk=row.pk, day=None if buried else self.today)
         except InfracardsError as error:
-            self.notify(f"Nothing changed: {error}", severity="error")
+            self.notify(notice(f"Nothing changed: {error}"), severity="error", markup=False)
             return
-        self.notify(f"{row.card_id} {'unburied' if buried else 'buried until tomorrow'}", timeout=2)
+        changed = f"{row.card_id} {'unburied' if buried else 'buried until tomorrow'}"
+        self.notify(notice(changed), timeout=2, markup=False)
         self.reload_keeping_cursor()
 
     def reload_keeping_cursor(self) -> None:

@@ -17,6 +17,7 @@ from infracards.services.library import notation_page
 from infracards.services.settings import study_day_at
 from infracards.tui.context import AppContext, prepare
 from infracards.tui.messages import AnswersOpened
+from infracards.tui.text import notice
 from infracards.tui.widgets.card_view import CardView
 
 
@@ -99,7 +100,7 @@ class CardScreen(Screen[None]):
                 "yes" if entry.drill else "",
                 f"{entry.interval_after}d",
             )
-        self.sub_title = f"{card.deck_id} · {len(history)} reviews"
+        self.sub_title = f"{notice(card.deck_id)} · {len(history)} reviews"
 
     @property
     def unlock_target(self) -> str | None:
@@ -140,9 +141,10 @@ class CardScreen(Screen[None]):
                 suspended=not suspended,
             )
         except InfracardsError as error:
-            self.notify(f"Nothing changed: {error}", severity="error")
+            self.notify(notice(f"Nothing changed: {error}"), severity="error", markup=False)
             return
-        self.notify(f"{self.card_id} {'unsuspended' if suspended else 'suspended'}", timeout=2)
+        changed = f"{self.card_id} {'unsuspended' if suspended else 'suspended'}"
+        self.notify(notice(changed), timeout=2, markup=False)
         self.show()
 
     def action_bury(self) -> None:
@@ -153,11 +155,10 @@ class CardScreen(Screen[None]):
                 self.context.engine, pk=self.card_pk, day=None if buried else self.today
             )
         except InfracardsError as error:
-            self.notify(f"Nothing changed: {error}", severity="error")
+            self.notify(notice(f"Nothing changed: {error}"), severity="error", markup=False)
             return
-        self.notify(
-            f"{self.card_id} {'unburied' if buried else 'buried until tomorrow'}", timeout=2
-        )
+        changed = f"{self.card_id} {'unburied' if buried else 'buried until tomorrow'}"
+        self.notify(notice(changed), timeout=2, markup=False)
         self.show()
 
     def action_back(self) -> None:

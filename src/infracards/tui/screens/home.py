@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -21,6 +20,7 @@ from infracards.services.plan import Readiness, accept_plan, all_readiness
 from infracards.services.settings import study_prefs
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
+from infracards.tui.text import cell, literal, notice
 
 
 class HomeScreen(Screen[None]):
@@ -98,7 +98,7 @@ class HomeScreen(Screen[None]):
             due = (
                 deck.due_today if deck.due_today == deck.due else f"{deck.due_today} of {deck.due}"
             )
-            row = (deck.title, deck.total, deck.new_today, due, answers, deck.reviews_today)
+            row = (cell(deck.title), deck.total, deck.new_today, due, answers, deck.reviews_today)
             table.add_row(*map(str, row), key=deck.deck_id)
         if summaries:
             table.move_cursor(row=min(max(cursor, 0), len(summaries) - 1))
@@ -140,7 +140,7 @@ class HomeScreen(Screen[None]):
                 if outlook is not None
                 else NO_INTERVIEW_DATE
             )
-        self.query_one("#home-plan", Static).update(Text(text))
+        self.query_one("#home-plan", Static).update(literal(text))
         per_day = outlook.plan.new_per_day if outlook is not None else None
         self.plan_ready = bool(per_day) and per_day != new_per_day
 
@@ -157,7 +157,7 @@ class HomeScreen(Screen[None]):
         try:
             per_day = accept_plan(self.context.engine, deck_id=deck_id, now=self.context.clock())
         except InfracardsError as error:
-            self.notify(str(error), severity="warning", timeout=6)
+            self.notify(notice(str(error)), severity="warning", timeout=6, markup=False)
             return
         self.notify(f"new-per-day = {per_day}: the plan is today's limit from now on.", timeout=4)
         self.refresh_decks()

@@ -27,6 +27,7 @@ from infracards.services.review import Practice, ReviewSession
 from infracards.tui.checking import show_check, show_ticks
 from infracards.tui.context import AppContext, PreparedAnswer, prepare
 from infracards.tui.messages import AnswersOpened
+from infracards.tui.text import notice
 from infracards.tui.widgets.card_view import CardView
 from infracards.tui.widgets.checklist import KeyPointList
 from infracards.tui.widgets.footer import KeysFooter
@@ -260,10 +261,13 @@ class ReviewScreen(Screen[None]):
             graded = self.review.grade(quality)
         except InfracardsError as error:
             # Nothing was written: the card stays on screen so the grade can be given again.
-            self.notify(f"Grade not saved: {error}", severity="error", timeout=10)
+            self.notify(
+                notice(f"Grade not saved: {error}"), severity="error", timeout=10, markup=False
+            )
             return
         if graded.leech:
-            self.notify(leech_notice(card.card_id), severity="warning", timeout=8)
+            leech = notice(leech_notice(card.card_id))
+            self.notify(leech, severity="warning", timeout=8, markup=False)
         self.show_current()
         if self.review.claim_checkpoint():
             self.set_timer(PREPARE_DELAY_S, self.checkpoint)
@@ -279,13 +283,15 @@ class ReviewScreen(Screen[None]):
         try:
             step = self.review.undo()
         except InfracardsError as error:
-            self.notify(f"Undo failed, the grade stays: {error}", severity="error", timeout=10)
+            message = notice(f"Undo failed, the grade stays: {error}")
+            self.notify(message, severity="error", timeout=10, markup=False)
             return
         self.show_current()
         if step.graded is not None:
-            self.notify(f"Undid grade {step.graded.quality} on {step.card.card_id}", timeout=2)
+            undone = f"Undid grade {step.graded.quality} on {step.card.card_id}"
         else:
-            self.notify(f"{step.card.card_id} is back: no longer {step.hidden}", timeout=2)
+            undone = f"{step.card.card_id} is back: no longer {step.hidden}"
+        self.notify(notice(undone), timeout=2, markup=False)
 
     def action_suspend(self) -> None:
         self._hide(self.review.suspend, "Suspended {}: out of every review until unsuspended")
@@ -299,9 +305,11 @@ class ReviewScreen(Screen[None]):
         try:
             card = hide()
         except InfracardsError as error:
-            self.notify(f"Nothing changed: {error}", severity="error", timeout=10)
+            failed = notice(f"Nothing changed: {error}")
+            self.notify(failed, severity="error", timeout=10, markup=False)
             return
-        self.notify(f"{message.format(card.card_id)} (u undoes)", timeout=4)
+        hidden = notice(f"{message.format(card.card_id)} (u undoes)")
+        self.notify(hidden, timeout=4, markup=False)
         self.show_current()
 
     def action_calculator(self) -> None:

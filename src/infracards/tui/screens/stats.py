@@ -34,6 +34,7 @@ from infracards.services.formatting import (
 )
 from infracards.services.statistics import PracticeStats, load_practice_stats, load_stats
 from infracards.tui.context import AppContext
+from infracards.tui.text import notice
 from infracards.tui.widgets.charts import BarChart, BarRow, Heatmap, RatioBars
 
 
@@ -162,7 +163,7 @@ class StatsScreen(Screen[None]):
         self._title("tags", topics_title(stats))
         self.query_one("#stats-tags", RatioBars).show(
             BarRow(
-                tag.tag,
+                notice(tag.tag),
                 tag.retention,
                 f"{percent(tag.reviews, tag.passed):>4} of {tag.reviews:<5} "
                 f"EF {ef_text(tag.average_ef)}",

@@ -16,6 +16,7 @@ from textual.widgets import Footer, Header, Static
 from infracards.errors import InfracardsError
 from infracards.services.formatting import summary_text
 from infracards.services.review import SessionSummary
+from infracards.tui.text import literal, notice
 
 if TYPE_CHECKING:
     from infracards.services.review import ReviewSession
@@ -54,7 +55,7 @@ class SummaryScreen(Screen[None]):
         else:
             title = "Session complete"
         yield Static(title, id="summary-title")
-        yield Static(summary_text(self.summary), id="summary-body")
+        yield Static(literal(summary_text(self.summary)), id="summary-body")
         yield Footer()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -75,13 +76,14 @@ class SummaryScreen(Screen[None]):
         try:
             step = review.undo()
         except InfracardsError as error:
-            self.notify(f"Undo failed, the grade stays: {error}", severity="error", timeout=10)
+            failed = notice(f"Undo failed, the grade stays: {error}")
+            self.notify(failed, severity="error", timeout=10, markup=False)
             return
         from infracards.tui.screens.review import ReviewScreen
 
         self.app.switch_screen(ReviewScreen(context, deck_id=review.deck_id, resume=review))
         what = f"grade {step.graded.quality}" if step.graded else step.hidden
-        self.app.notify(f"Undid {what} on {step.card.card_id}", timeout=2)
+        self.app.notify(notice(f"Undid {what} on {step.card.card_id}"), timeout=2, markup=False)
 
     async def action_practice(self) -> None:
         """Today's queue is done: study ahead, more new cards, cram (outside the schedule)."""

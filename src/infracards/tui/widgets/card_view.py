@@ -25,6 +25,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from infracards.records import Answer
+from infracards.terminal_text import terminal_safe
+from infracards.tui.text import literal
 from infracards.tui.widgets.checklist import KeyPointList
 
 if TYPE_CHECKING:
@@ -49,7 +51,8 @@ def render_answer(answer: Answer, *, width: int) -> RenderedLines:
     console = Console(
         width=width, color_system="truecolor", force_terminal=True, legacy_windows=False
     )
-    body = _markdown_class()(answer.markdown, code_theme=CODE_THEME, hyperlinks=False)
+    markdown = terminal_safe(answer.markdown)
+    body = _markdown_class()(markdown, code_theme=CODE_THEME, hyperlinks=False)
     lines = console.render_lines(body, console.options, pad=False)
     return RenderedLines(tuple(Strip(line) for line in lines), width, answer)
 
@@ -116,9 +119,15 @@ class CardView(VerticalScroll):
 
     def show_card(self, *, card_id: str, topic: str, prompt: str, caption: str = "") -> None:
         """Show the question side; deck text is shown literally, never as markup."""
-        meta = Text.assemble((card_id, "bold"), "  ", (topic, "italic"), "  ", (caption, "dim"))
+        meta = Text.assemble(
+            literal(card_id, one_line=True, style="bold"),
+            "  ",
+            literal(topic, one_line=True, style="italic"),
+            "  ",
+            literal(caption, one_line=True, style="dim"),
+        )
         self.query_one("#card-meta", Static).update(meta)
-        self.query_one("#card-prompt", Static).update(Text(prompt))
+        self.query_one("#card-prompt", Static).update(literal(prompt))
         self.hide_answer()
         self.scroll_home(animate=False)
 
@@ -137,7 +146,7 @@ class CardView(VerticalScroll):
         review, a plain list on the card screen."""
         if rendered is None:
             notice_widget = self.query_one("#card-notice", Static)
-            notice_widget.update(Text(notice))
+            notice_widget.update(literal(notice))
             notice_widget.display = True
             return
         answer = self.query_one(AnswerLines)

@@ -14,6 +14,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
+from infracards.tui.text import literal
+
 TICKED = "☑"
 UNTICKED = "☐"
 
@@ -91,5 +93,5 @@ class KeyPointList(Vertical):
             line.append(f"{key} {box if index < self.checkable else ' '} ", style="bold")
         else:
             line.append("  • ")
-        line.append(self.points[index])
+        line.append(literal(self.points[index], one_line=True))
         return line
