@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from infracards.cli import main
 from infracards.paths import database_path
+from infracards.tui.context import AppContext
 from tests import terminal
 
 UNSAFE = {"Cc", "Cf", "Cs", "Zl", "Zp"}
@@ -76,6 +77,15 @@ ECHOING = [
     ["publish", "secret", "{}"],
     ["publish", "seal", "{}"],
     ["publish", "revoke", "{}", "{}"],
+    ["calc", "{}"],
+    ["calc", "memory", "--params", "{}"],
+    ["calc", "memory", "{}"],
+    ["mock", "--report", "--deck", "{}"],
+    ["mock", "--topic", "{}"],
+    ["mock", "--deck", "{}"],
+    ["plan", "--deck", "{}"],
+    ["suspend", "{}"],
+    ["unsuspend", "q01", "--deck", "{}"],
 ]
 
 
@@ -158,6 +168,56 @@ def test_deck_text_however_stored_is_printed_escaped(home: Path, text: str) -> N
         json.loads(out)
 
 
+def store_hostile_practice(home: Path, text: str) -> None:
+    """The same text as q01's topic and a calculator's name, and as the notation page; an
+    interview date and a mock interview, so readiness, the plan and the reports show it."""
+    with closing(sqlite3.connect(database_path(home))) as db, db:
+        db.execute(
+            "UPDATE card SET tags = ?, calculators = ? WHERE deck_id = 'module03'"
+            " AND card_id = 'q01'",
+            (f"t{text} career", json.dumps([f"m{text}"])),
+        )
+        db.execute("UPDATE deck SET notation = ? WHERE id = 'module03'", (f"N{text}",))
+        db.execute(
+            "INSERT INTO mocksession (deck_id, started_at, ended_at, study_day, questions,"
+            " seconds_per_question, topic) VALUES ('module03', '2026-11-30 10:00:00.000000',"
+            " '2026-11-30 10:05:00.000000', '2026-11-30', 1, 180, ?)",
+            (f"t{text}",),
+        )
+        db.execute(
+            "INSERT INTO mockquestion (mock, card, position, seconds_used, timed_out, points,"
+            " recalled, points_fp, notes) SELECT max(m.id), c.id, 1, 100, 0, 1, 0,"
+            " '0123456789abcdef', ? FROM mocksession m, card c WHERE c.card_id = 'q01'"
+            " AND c.deck_id = 'module03'",
+            (f"n{text}",),
+        )
+    assert run("config", "interview-date", "2027-01-15")[0] == 0
+
+
+@pytest.mark.parametrize("text", ["".join(STORABLE), "\x1b[2J\x1b[H\x9b31m\u2066"])
+def test_stored_text_reaches_the_practice_commands_escaped(home: Path, text: str) -> None:
+    assert run("status")[0] == 0
+    store_hostile_text(home, text)
+    store_hostile_practice(home, text)
+    for argv in [
+        ["status"],
+        ["status", "--json"],
+        ["plan"],
+        ["plan", "--json"],
+        ["mock", "--report"],
+        ["mock", "--report", "--json"],
+        ["stats"],
+        ["stats", "--json"],
+        ["suspend", "q01"],
+        ["unsuspend", "q01"],
+        ["export"],
+        ["export", "--format", "csv"],
+    ]:
+        code, out, err = run(*argv)
+        assert code == 0, (argv, err)
+        assert_safe(out, err)
+
+
 def test_json_output_is_the_same_value_escaped(home: Path) -> None:
     run("status")
     store_hostile_text(home, "\x1b[31m\x9b\u202e")
@@ -202,6 +262,70 @@ async def test_the_app_draws_deck_text_however_stored_escaped(home: Path) -> Non
     assert "\\x1b[31m" in screens[2]  # shown, visibly escaped
 
 
+async def test_the_practice_screens_draw_stored_text_escaped(home: Path) -> None:
+    """Home's plan, the mock interview and its report, statistics, the extra-study menu, the
+    notation page and the calculator's notice, with deck text stored past every check."""
+    from dataclasses import replace
+
+    from infracards.cli.common import open_home
+    from infracards.services.answers import AnswerBook
+    from infracards.services.cards import lookup_card
+    from infracards.services.library import notation_page
+    from infracards.services.practice import practice_options
+    from infracards.services.study import local_now
+    from infracards.tui.app import InfracardsApp
+    from infracards.tui.dialogs.practice import PracticeMenu
+    from infracards.tui.screens.calculator import open_calculator
+    from infracards.tui.screens.mock import MockScreen
+    from infracards.tui.screens.notation import NotationScreen
+    from infracards.tui.screens.stats import StatsScreen
+
+    engine = open_home()
+    text = "".join(STORABLE)
+    store_hostile_text(home, text)
+    store_hostile_practice(home, text)
+    context = AppContext(engine=engine, answers=AnswerBook(), home=home, clock=local_now)
+    app = InfracardsApp(replace(context))
+    notices: list[str] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.notify = lambda message, **_: notices.append(message)  # type: ignore[method-assign]
+        await pilot.pause(0.5)  # Home's readiness worker
+        screens = [app.export_screenshot()]
+        await app.push_screen(StatsScreen(context, deck_id="module03"))
+        await pilot.pause(0.5)
+        screens.append(app.export_screenshot())
+        app.pop_screen()
+        options = practice_options(engine, deck_id="module03", now=local_now())
+        await app.push_screen(PracticeMenu(options))
+        await pilot.pause()
+        screens.append(app.export_screenshot())
+        app.pop_screen()
+        page = notation_page(engine, deck_id="module03")
+        assert page is not None
+        await app.push_screen(NotationScreen(deck_id="module03", markdown=page))
+        await pilot.pause(0.3)
+        screens.append(app.export_screenshot())
+        app.pop_screen()
+        card = lookup_card(engine, card_id="q01", deck_id="module03")
+        open_calculator(app.screen, context, card, answer_shown=False)
+        mock = MockScreen(context, deck_id="module03", questions=1, topic=card.topic)
+        await app.push_screen(mock)
+        await pilot.pause(0.3)
+        mock.notify = app.notify  # type: ignore[method-assign]
+        screens.append(app.export_screenshot())
+        mock.action_reveal()
+        await pilot.pause(0.3)
+        screens.append(app.export_screenshot())
+        mock.action_leave()
+        await pilot.pause(0.3)
+        screens.append(app.export_screenshot())
+    for svg in [*screens, *notices]:
+        bad = [c for c in svg if unicodedata.category(c) in UNSAFE and c not in "\n\t"]
+        assert not bad, bad[:5]
+    assert any("no calculator" in notice for notice in notices)
+    assert all("\\x1b[31m" in svg for svg in screens[3:])  # shown, visibly escaped
+
+
 # --- item 14: a card key in the wrong place is never echoed in full --------------------------
 
 KEY_SPELLINGS = [
@@ -231,6 +355,12 @@ MISPLACED = [
     ["unlock", "--status", "{}"],
     ["publish", "revoke", "{}", "{}"],
     ["review", "--deck", "{}"],
+    ["calc", "{}"],
+    ["calc", "memory", "--params", "{}"],
+    ["mock", "--report", "--deck", "{}"],
+    ["mock", "--topic", "{}"],
+    ["plan", "--deck", "{}"],
+    ["suspend", "{}"],
 ]
 
 

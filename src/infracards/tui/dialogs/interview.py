@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import date
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,6 +14,7 @@ from textual.widgets import Input, Label, Static
 from infracards.errors import InfracardsError
 from infracards.services.plan import set_interview_date
 from infracards.tui.context import AppContext
+from infracards.tui.text import literal
 
 CLEARED = "none"
 
@@ -50,7 +50,7 @@ class InterviewDateDialog(ModalScreen[date | str | None]):
             saved = set_interview_date(self.context.engine, event.value or CLEARED)
         except InfracardsError as error:
             status = self.query_one("#interview-status", Static)
-            status.update(Text(str(error)))
+            status.update(literal(str(error)))
             status.set_classes("dialog-status error")
             return
         self.dismiss(saved if saved is not None else CLEARED)

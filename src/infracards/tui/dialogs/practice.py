@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 from infracards.services.formatting import OUTSIDE_SCHEDULE, plural
 from infracards.services.practice import AHEAD_DAYS, PracticeOptions
 from infracards.services.settings import MORE_NEW_CARDS
+from infracards.tui.text import literal
 
 AHEAD = "ahead"
 MORE_NEW = "more-new"
@@ -87,7 +88,7 @@ class PracticeMenu(ModalScreen[PracticeChoice | None]):
             yield OptionList(*choices, id="practice-options")
             yield OptionList(
                 *(
-                    Option(f"{topic} ({plural(n, 'card')})", id=topic)
+                    Option(literal(f"{topic} ({plural(n, 'card')})", one_line=True), id=topic)
                     for topic, n in options.topics
                 ),
                 id="practice-topics",

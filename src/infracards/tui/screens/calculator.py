@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from rich.console import Group
 from rich.table import Table
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -21,6 +20,7 @@ from textual.widgets import Footer, Header, Input, Label, Static, TabbedContent,
 from infracards.records import CardRecord
 from infracards.services.calculator import Evaluation, Field, Sheet, card_sheets, evaluate
 from infracards.tui.context import AppContext
+from infracards.tui.text import literal, notice
 
 
 def input_id(model: str, flag: str) -> str:
@@ -52,7 +52,7 @@ class ParamRow(Vertical):
 
     def show_error(self, message: str | None) -> None:
         error = self.query_one(".calc-error", Static)
-        error.update(Text(message or ""))
+        error.update(literal(message or ""))
         error.display = message is not None
         self.query_one(Input).set_class(message is not None, "calc-bad")
 
@@ -65,7 +65,7 @@ class ModelForm(TabPane):
         self.sheet = sheet
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"{self.sheet.title} · {self.sheet.origin}"), classes="calc-title")
+        yield Static(literal(f"{self.sheet.title} · {self.sheet.origin}"), classes="calc-title")
         with Horizontal(classes="calc-body"):
             with VerticalScroll(classes="calc-inputs"):
                 for spec in self.sheet.fields:
@@ -96,7 +96,7 @@ def outputs_view(shown: Evaluation) -> Group:
     table.add_column(style="dim")
     table.add_column(style="bold" if shown.computed else "dim", justify="right")
     for row in shown.outputs:
-        table.add_row(row.key, row.text)
+        table.add_row(literal(row.key, one_line=True), literal(row.text, one_line=True))
     if shown.missing:
         needed = ", ".join(f"--{flag}" for flag in shown.missing)
         note = f"Fill in {needed} to compute."
@@ -104,7 +104,7 @@ def outputs_view(shown: Evaluation) -> Group:
         note = "Fix the marked inputs."
     else:
         note = shown.problem or ""
-    return Group(table, Text(f"\n{note}" if note else "", style="italic"))
+    return Group(table, literal(f"\n{note}" if note else "", style="italic"))
 
 
 class CalculatorScreen(Screen[None]):
@@ -132,7 +132,7 @@ class CalculatorScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = f"Calculator · {self.card.card_id}"
+        self.sub_title = f"Calculator · {notice(self.card.card_id)}"
         self.call_after_refresh(self._focus_first_field)
 
     def _focus_first_field(self) -> None:
@@ -148,7 +148,7 @@ class CalculatorScreen(Screen[None]):
     def on_descendant_focus(self, event: DescendantFocus) -> None:
         """Say what the focused field is: its symbol in the deck's notation, its rule."""
         row = next((n for n in event.widget.ancestors if isinstance(n, ParamRow)), None)
-        self.query_one("#calc-hint", Static).update(Text(row.spec.hint if row else ""))
+        self.query_one("#calc-hint", Static).update(literal(row.spec.hint if row else ""))
 
     @on(Input.Submitted)
     def _submitted(self, _event: Input.Submitted) -> None:
@@ -172,6 +172,7 @@ def open_calculator(
     sheets = card_sheets(card, context.answers, answer_shown=answer_shown)
     if not sheets:
         names = ", ".join(card.calculators)
-        screen.notify(f"This version of infracards has no calculator {names}.", severity="warning")
+        missing = notice(f"This version of infracards has no calculator {names}.")
+        screen.notify(missing, severity="warning", markup=False)
         return
     screen.app.push_screen(CalculatorScreen(card, sheets))

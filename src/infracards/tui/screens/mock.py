@@ -29,6 +29,7 @@ from infracards.services.mock import (
 from infracards.tui.checking import show_check, show_ticks
 from infracards.tui.context import AppContext, PreparedAnswer, prepare
 from infracards.tui.messages import AnswersOpened
+from infracards.tui.text import literal, notice
 from infracards.tui.widgets.card_view import CardView
 from infracards.tui.widgets.checklist import KeyPointList
 from infracards.tui.widgets.footer import KeysFooter
@@ -45,7 +46,7 @@ def clock_line(*, number: int, total: int, topic: str, left: float, limit: int) 
     style = "$error" if left <= 0 else "$warning" if left <= HURRY_BELOW_S else "$primary"
     status = "time's up" if left <= 0 else f"{clock_text(left)} left"
     return Content.assemble(
-        f"Mock interview {number}/{total} · {topic}   ",
+        f"Mock interview {number}/{total} · {notice(topic)}   ",
         ("━" * filled, style),
         ("━" * (CLOCK_CELLS - filled), "$surface-lighten-1"),
         (f" {status}", style),
@@ -114,7 +115,7 @@ class MockScreen(Screen[None]):
         try:
             self.mock.start()
         except InfracardsError as error:
-            self.app.notify(str(error), severity="warning", timeout=6)
+            self.app.notify(notice(str(error)), severity="warning", timeout=6, markup=False)
             self.dismiss()
             return
         self.show_question()
@@ -258,7 +259,8 @@ class MockScreen(Screen[None]):
         try:
             self.mock.count_as_review(quality)
         except InfracardsError as error:
-            self.notify(f"Not counted: {error}", severity="error", timeout=8)
+            failed = notice(f"Not counted: {error}")
+            self.notify(failed, severity="error", timeout=8, markup=False)
             return
         self.action_next()
 
@@ -268,7 +270,8 @@ class MockScreen(Screen[None]):
         try:
             self.mock.next()
         except InfracardsError as error:
-            self.notify(f"Not saved: {error}", severity="error", timeout=10)
+            failed = notice(f"Not saved: {error}")
+            self.notify(failed, severity="error", timeout=10, markup=False)
             return
         self.show_question()
 
@@ -280,7 +283,8 @@ class MockScreen(Screen[None]):
         try:
             report = self.mock.finish()
         except InfracardsError as error:
-            self.notify(f"The interview's end was not saved: {error}", severity="error")
+            failed = notice(f"The interview's end was not saved: {error}")
+            self.notify(failed, severity="error", markup=False)
             report = self.mock.report()
         if not report.questions:
             self.dismiss()
@@ -314,7 +318,7 @@ class MockReportScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("Mock interview report", id="summary-title")
-        yield Static(mock_report_text(self.report), id="summary-body")
+        yield Static(literal(mock_report_text(self.report)), id="summary-body")
         yield Footer()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -329,16 +333,16 @@ class MockReportScreen(Screen[None]):
                 self.context.engine, report=self.report, now=self.context.clock()
             )
         except InfracardsError as error:
-            self.notify(f"Nothing changed: {error}", severity="error", timeout=8)
+            failed = notice(f"Nothing changed: {error}")
+            self.notify(failed, severity="error", timeout=8, markup=False)
             return
         self.added = True
         self.refresh_bindings()
         cards = ", ".join(self.report.missed)
-        self.notify(
-            f"In today's review: {cards}"
-            + ("" if moved == len(self.report.missed) else " (some were due already)"),
-            timeout=5,
+        added = f"In today's review: {cards}" + (
+            "" if moved == len(self.report.missed) else " (some were due already)"
         )
+        self.notify(notice(added), timeout=5, markup=False)
 
     async def action_stats(self) -> None:
         self.dismiss()

@@ -8,6 +8,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from infracards.records import Answer
+from infracards.tui.text import notice
 from infracards.tui.widgets.card_view import CardView, render_answer
 
 
@@ -27,7 +28,7 @@ class NotationScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = f"Notation and constants · {self.deck_id}"
+        self.sub_title = f"Notation and constants · {notice(self.deck_id)}"
         self.call_after_refresh(self.show)  # laid out for the view's final width
 
     def show(self) -> None:

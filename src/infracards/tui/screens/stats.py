@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -34,7 +33,7 @@ from infracards.services.formatting import (
 )
 from infracards.services.statistics import PracticeStats, load_practice_stats, load_stats
 from infracards.tui.context import AppContext
-from infracards.tui.text import notice
+from infracards.tui.text import literal, notice
 from infracards.tui.widgets.charts import BarChart, BarRow, Heatmap, RatioBars
 
 
@@ -97,11 +96,15 @@ class StatsScreen(Screen[None]):
     def _show_practice(self, practice: PracticeStats) -> None:
         self._title("points", missed_points_title(practice))
         self.query_one("#stats-points", RatioBars).show(
-            BarRow(topic.topic, topic.rate, f"{score_text(topic.rate):>4} missed of {topic.checks}")
+            BarRow(
+                notice(topic.topic),
+                topic.rate,
+                f"{score_text(topic.rate):>4} missed of {topic.checks}",
+            )
             for topic in practice.key_points.topics
         )
         self.query_one("#stats-points-list", Static).update(
-            Text(
+            literal(
                 "\n".join(
                     missed_point_line(point) for point in practice.key_points.points[:MISSED_SHOWN]
                 )
@@ -118,12 +121,13 @@ class StatsScreen(Screen[None]):
         )
         self._title("leeches", leeches_title(practice))
         self.query_one("#stats-leeches", Static).update(
-            Text("\n".join(leech_line(leech) for leech in practice.leeches) or "None.")
+            literal("\n".join(leech_line(leech) for leech in practice.leeches) or "None.")
         )
 
     def show(self, stats: Stats) -> None:
         """Hand each section its plain values."""
-        self.sub_title = f"{stats.deck_id or 'all decks'} · study day {stats.today.isoformat()}"
+        deck = notice(stats.deck_id) if stats.deck_id else "all decks"
+        self.sub_title = f"{deck} · study day {stats.today.isoformat()}"
         self._show_summary(stats)
         self._show_heatmap(stats)
         self._show_forecast(stats)
