@@ -30,6 +30,7 @@ HEADLESS = [
     "seal",
     "terminal_text",
     "card_text",
+    "key_checksum",
     "files",
 ]
 
