@@ -173,3 +173,16 @@ def test_a_non_utf8_answer_names_its_line(publisher: Path) -> None:
 
 def test_keys_in_the_registry_stay_private(publisher: Path) -> None:
     assert stat.S_IMODE(os.stat(publisher / "secret.json").st_mode) == 0o600
+
+
+def test_a_publisher_secret_is_written_privately_and_never_over_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "secret.json"
+    assert main(["publish", "secret", str(path)]) == 0
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    before = path.read_bytes()
+    assert main(["publish", "secret", str(path)]) == 1
+    assert path.read_bytes() == before
+    (tmp_path / "link.json").symlink_to(tmp_path / "elsewhere.json")
+    assert main(["publish", "secret", str(tmp_path / "link.json")]) == 1
+    assert not (tmp_path / "elsewhere.json").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "secret.json"]

@@ -23,7 +23,7 @@ from infracards.calc import find_examples
 from infracards.card_text import MAX_KEY_POINTS, MAX_TAGS
 from infracards.deck import CARD_ID, DECK_FORMAT, TAG, FieldReader, compose_yaml, parse_deck
 from infracards.errors import CalcError, DeckError, SealError
-from infracards.files import absent, read_deck_bytes, reason, write_atomically
+from infracards.files import absent, read_deck_bytes, write_atomically
 from infracards.seal import (
     PRODUCTION_KDF_PARAMS,
     TEST_KDF_PARAMS,
@@ -90,19 +90,8 @@ def create_secret(path: Path, *, demo: bool = False) -> None:
     document = {"format": SECRET_FORMAT, "secret": base64.b64encode(os.urandom(32)).decode()}
     if demo:
         document["note"] = "DEMO ONLY: committed on purpose so anyone can try sealing; never use it"
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        raise SealError(
-            f"{echo(path)} already exists; a publisher secret is never overwritten"
-        ) from None
-    except OSError as error:
-        raise SealError(f"cannot create {echo(path)} ({reason(error)})") from None
-    except ValueError:
-        raise SealError(f"cannot create {echo(path)}: the path holds a NUL character") from None
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(document, handle, indent=2)
-        handle.write("\n")
+    text = json.dumps(document, indent=2) + "\n"
+    write_atomically(path, text, private=True, replace=False, error=SealError)
 
 
 def read_secret(path: Path | None) -> bytes:
