@@ -163,3 +163,36 @@ def test_unlock_without_a_key_and_without_a_terminal_explains(
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     code, _, err = cli(capsys, "unlock", "--deck", "demo")
     assert code == 1 and "pass KEY, use --stdin" in err
+
+
+def test_with_study_locked_no_an_unlocked_decks_sealed_cards_are_studied(
+    capsys: pytest.CaptureFixture[str], sealed_deck: Path, keys: list[str], home: Path
+) -> None:
+    """`study-locked no` leaves out cards whose deck is still locked, not every sealed card."""
+    from datetime import datetime
+
+    from infracards.services.review import ReviewSession
+    from infracards.store.db import open_store
+
+    def demo() -> dict[str, object]:
+        out = cli(capsys, "status", "--json")[1]
+        return next(deck for deck in json.loads(out)["decks"] if deck["id"] == "demo")
+
+    def queued() -> int:
+        engine = open_store(home)
+        try:
+            review = ReviewSession(
+                engine, deck_id="demo", clock=lambda: datetime.now().astimezone(), home=home
+            )
+            review.start()
+            review.end()
+            return review.progress.remaining
+        finally:
+            engine.dispose()
+
+    assert cli(capsys, "config", "study-locked", "no")[0] == 0
+    assert (demo()["new_today"], queued()) == (1, 1)  # only the free q01
+    assert cli(capsys, "unlock", "--deck", "demo", keys[0])[0] == 0
+    assert (demo()["new_today"], queued()) == (3, 3)
+    assert cli(capsys, "lock", "--deck", "demo")[0] == 0
+    assert (demo()["new_today"], queued()) == (1, 1)

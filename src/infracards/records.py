@@ -118,6 +118,11 @@ class StudyPrefs:
     study_locked: bool = True
     """Locked cards can be studied question-only, grading yourself from memory."""
 
+    def studies_sealed(self, *, deck_unlocked: bool) -> bool:
+        """Whether a deck's sealed cards are studied: always with ``study_locked``, else only
+        once the deck is unlocked (its answers then open like free ones)."""
+        return self.study_locked or deck_unlocked
+
 
 PREF_KEYS = {
     "new_per_day": "new-per-day",

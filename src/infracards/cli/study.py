@@ -61,7 +61,7 @@ def run_status(args: argparse.Namespace) -> int:
     from infracards.services.unlock import key_status
 
     engine = open_home()
-    overview = deck_overview(engine, now=local_now())
+    overview = deck_overview(engine, now=local_now(), home=home())
     keys = key_status(engine, home())
     if args.json:
         decks = [

@@ -111,11 +111,20 @@ class Overview:
     decks: tuple[DeckSummary, ...]
 
 
-def deck_overview(engine: Engine, *, now: datetime) -> Overview:
+def deck_overview(engine: Engine, *, now: datetime, home: Path | None = None) -> Overview:
+    """Counts as the review will meet them: with `study-locked no`, the sealed cards of a deck
+    whose card key is stored in ``home`` count (None: no key is looked for)."""
     with transaction(engine) as session:
         prefs = load_prefs(session)
+    unlocked: frozenset[str] = frozenset()
+    if home is not None and not prefs.study_locked:
+        from infracards.services.unlock import unlocked_decks  # with the seal: only if needed
+
+        unlocked = unlocked_decks(engine, home)
+    with transaction(engine) as session:
         today = study_day(now, rollover_hour=prefs.rollover_hour)
-        return Overview(today, tuple(deck_summaries(session, today=today, prefs=prefs)))
+        summaries = deck_summaries(session, today=today, prefs=prefs, unlocked=unlocked)
+        return Overview(today, tuple(summaries))
 
 
 def deck_to_open(engine: Engine) -> str | None:

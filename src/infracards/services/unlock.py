@@ -28,6 +28,9 @@ from infracards.seal.encoding import decode_b64
 from infracards.store.db import transaction
 from infracards.store.queries import deck_lock, sealed_cards, sealed_decks
 
+OPEN = "unlocked"
+"""``key_status`` of a deck whose stored card key has a slot in its release."""
+
 
 @dataclass(frozen=True, slots=True)
 class OpenedRelease:
@@ -127,6 +130,11 @@ def open_saved_keys(
     return opened, notices
 
 
+def unlocked_decks(engine: Engine, home: Path) -> frozenset[str]:
+    """The decks whose stored card key opens their release (what `study-locked no` studies)."""
+    return frozenset(deck for deck, status in key_status(engine, home).items() if status == OPEN)
+
+
 def key_status(engine: Engine, home: Path) -> dict[str, str]:
     """Per sealed deck: 'unlocked', 'locked', 'revoked' or 'not valid', without running a KDF."""
     try:
@@ -151,5 +159,5 @@ def key_status(engine: Engine, home: Path) -> dict[str, str]:
         if kid in header.revoked:
             status[deck_id] = "revoked"
         else:
-            status[deck_id] = "unlocked" if kid in slots else "not valid"
+            status[deck_id] = OPEN if kid in slots else "not valid"
     return status

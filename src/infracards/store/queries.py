@@ -4,6 +4,7 @@ values (never live ORM rows), so no widget holds a session or triggers a lazy lo
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
@@ -189,11 +190,14 @@ def last_studied_deck(session: Session) -> str | None:
 
 # Running counts kept by triggers (schema 0003): a few hundred rows, not 100k cards joined to
 # their states and today's reviews joined to their cards.
+# New and due cards are counted twice, all of them and the free ones alone: which a deck studies
+# depends on the study-locked setting and on whether the deck is unlocked.
 _DECK_COUNTS = text(
     """
 SELECT deck_id, sum(cards), coalesce(sum(cards) FILTER (WHERE due IS NULL), 0),
-       coalesce(sum(cards) FILTER (WHERE due IS NULL AND (:locked_too OR NOT locked)), 0),
+       coalesce(sum(cards) FILTER (WHERE due IS NULL AND NOT locked), 0),
        coalesce(sum(cards) FILTER (WHERE due <= :today), 0),
+       coalesce(sum(cards) FILTER (WHERE due <= :today AND NOT locked), 0),
        coalesce(sum(cards) FILTER (WHERE locked), 0)
 FROM duecount GROUP BY deck_id
 """
@@ -210,11 +214,14 @@ WHERE r.study_day = :today AND NOT r.drill AND r.due_before IS NULL GROUP BY s.d
 _DECK_ROWS = text("SELECT id, title, version, lock_header IS NOT NULL FROM deck ORDER BY id")
 
 
-def deck_summaries(session: Session, *, today: date, prefs: StudyPrefs) -> list[DeckSummary]:
+def deck_summaries(
+    session: Session, *, today: date, prefs: StudyPrefs, unlocked: Collection[str] = ()
+) -> list[DeckSummary]:
     """Per deck: active cards, new (and new today, within the daily limit), due today, locked,
-    reviews today."""
+    reviews today. New today and due today count what the review will show: sealed cards only
+    where ``prefs.studies_sealed`` (``unlocked``: the decks whose card key is stored)."""
     connection = session.connection()
-    params = {"today": today.isoformat(), "locked_too": prefs.study_locked}
+    params = {"today": today.isoformat()}
     by_deck = {deck_id: counts for deck_id, *counts in connection.execute(_DECK_COUNTS, params)}
     reviewed = {deck: count for deck, count in connection.execute(_REVIEWED_ON, params)}
     introduced = (
@@ -224,7 +231,10 @@ def deck_summaries(session: Session, *, today: date, prefs: StudyPrefs) -> list[
     )
     summaries = []
     for deck_id, title, version, sealed in connection.execute(_DECK_ROWS):
-        total, new, studyable_new, due, locked = by_deck.get(deck_id, (0, 0, 0, 0, 0))
+        total, new, free_new, due, free_due, locked = by_deck.get(deck_id, (0,) * 6)
+        studied_new = new
+        if not prefs.studies_sealed(deck_unlocked=deck_id in unlocked):
+            studied_new, due = free_new, free_due
         room = max(0, prefs.new_per_day - introduced.get(deck_id, 0))
         summaries.append(
             DeckSummary(
@@ -233,7 +243,7 @@ def deck_summaries(session: Session, *, today: date, prefs: StudyPrefs) -> list[
                 version=version,
                 total=total,
                 new=new,
-                new_today=min(room, studyable_new),
+                new_today=min(room, studied_new),
                 due=due,
                 locked=locked,
                 reviews_today=reviewed.get(deck_id, 0),
@@ -459,14 +469,24 @@ class _QueueBookmark:
     """Today's new cards, shown after every due card."""
 
 
-def build_queue(session: Session, *, deck_id: str, today: date, prefs: StudyPrefs) -> StudyQueue:
+def build_queue(
+    session: Session,
+    *,
+    deck_id: str,
+    today: date,
+    prefs: StudyPrefs,
+    deck_unlocked: bool = False,
+) -> StudyQueue:
     """Today's queue: due cards, then new cards within the daily limit, then pending drills.
 
+    Sealed cards are in it where ``prefs.studies_sealed`` (``deck_unlocked``: its card key is
+    stored).
     Drills are read back from today's log, so quitting and restarting keeps step 7's promise.
     Due cards beyond the first ``QUEUE_PAGE`` are read later by ``load_queue_page``.
     """
     connection = session.connection()
-    params = {"deck": deck_id, "today": today.isoformat(), "locked_too": prefs.study_locked}
+    locked_too = prefs.studies_sealed(deck_unlocked=deck_unlocked)
+    params = {"deck": deck_id, "today": today.isoformat(), "locked_too": locked_too}
 
     last_grade: dict[int, int] = {}
     introduced: set[int] = set()
@@ -491,7 +511,7 @@ def build_queue(session: Session, *, deck_id: str, today: date, prefs: StudyPref
     bookmark = _QueueBookmark(
         deck_id=deck_id,
         today=today,
-        locked_too=prefs.study_locked,
+        locked_too=locked_too,
         log_mark=mark,
         after=("", -1, -1),
         due_left=due_total,

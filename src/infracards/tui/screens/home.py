@@ -58,7 +58,8 @@ class HomeScreen(Screen[None]):
 
     def refresh_decks(self) -> None:
         table = self.query_one(DataTable)
-        summaries = deck_overview(self.context.engine, now=self.context.clock()).decks
+        context = self.context
+        summaries = deck_overview(context.engine, now=context.clock(), home=context.home).decks
         studied = None if table.row_count else deck_to_open(self.context.engine)
         ids = [deck.deck_id for deck in summaries]
         cursor = ids.index(studied) if studied in ids else table.cursor_row

@@ -61,7 +61,9 @@ class ReviewScreen(Screen[None]):
         super().__init__()
         self.context = context
         self.deck_id = deck_id
-        self.review = ReviewSession(context.engine, deck_id=deck_id, clock=context.clock)
+        self.review = ReviewSession(
+            context.engine, deck_id=deck_id, clock=context.clock, home=context.home
+        )
         self.prepared: PreparedAnswer | None = None
 
     @property
