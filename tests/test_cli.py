@@ -187,3 +187,32 @@ def test_the_app_without_a_terminal_says_so_instead_of_waiting(home: Path, argv:
         "infracards: the app needs a terminal (standard input and error are not one); in scripts"
         " use a command such as `infracards status --json` (see `infracards --help`)\n"
     )
+
+
+def test_deck_add_refuses_an_older_release_and_reports_every_change(
+    capsys: pytest.CaptureFixture[str], sample_deck: Path, tmp_path: Path, home: Path
+) -> None:
+    v1 = sample_deck.read_text(encoding="utf-8")
+    v2 = v1.replace("version: 1", "version: 2").replace("ZeRO-1 切分了什么？", "ZeRO-1 切分什么？")
+    assert run(capsys, "deck", "add", str(sample_deck))[0] == 0
+    sample_deck.write_text(v2, encoding="utf-8")
+    code, out, _ = run(capsys, "deck", "add", str(sample_deck))
+    assert (code, out) == (0, "Updated deck sample v1 → v2: updated 1 (q02). Progress kept.\n")
+
+    before = snapshot(home)
+    for older in (v2.replace("version: 2", "version: 1"), v1):
+        sample_deck.write_text(older, encoding="utf-8")
+        code, out, err = run(capsys, "deck", "add", str(sample_deck))
+        assert (code, out) == (1, "")
+        assert err == (
+            f"infracards: {sample_deck}: deck sample v1 is older than the v2 loaded here;"
+            " nothing changed (pass --allow-older to load it anyway)\n"
+        )
+        assert snapshot(home) == before
+    code, out, _ = run(capsys, "deck", "add", "--allow-older", str(sample_deck))
+    assert (code, out) == (0, "Updated deck sample v2 → v1: updated 1 (q02). Progress kept.\n")
+
+    sample_deck.write_text(v1.replace("title: Sample deck", "title: Sample"), encoding="utf-8")
+    code, out, _ = run(capsys, "deck", "add", str(sample_deck))
+    assert (code, out) == (0, "Updated deck sample v1: title 'Sample'. Progress kept.\n")
+    assert "Sample\n" in run(capsys, "deck", "list")[1]

@@ -72,10 +72,19 @@ class SyncReport:
     updated: tuple[str, ...] = ()
     retired: tuple[str, ...] = ()
     restored: tuple[str, ...] = ()
+    previous_version: int | None = None
+    """The release loaded before (None for a new deck)."""
+    new_title: str | None = None
+    """The deck's title, when this load changed it."""
 
     @property
     def changed(self) -> bool:
-        return self.created or bool(self.added or self.updated or self.retired or self.restored)
+        return (
+            self.created
+            or self.previous_version not in (None, self.version)
+            or self.new_title is not None
+            or bool(self.added or self.updated or self.retired or self.restored)
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,7 +91,7 @@ def test_deck_update_keeps_progress_retires_and_restores(
         ]
         assert len(card_history(session, pk=q02.pk)) == 1
 
-    sample_deck.write_text(SAMPLE_DECK, encoding="utf-8")
+    sample_deck.write_text(SAMPLE_DECK.replace("version: 1", "version: 3"), encoding="utf-8")
     report = add_deck(engine, sample_deck)
     assert report.restored == ("q04",) and report.retired == ("q05",)
     assert not card(engine, "q04").retired

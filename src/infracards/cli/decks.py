@@ -18,6 +18,11 @@ def register(commands: Commands) -> None:
     deck_commands = deck.add_subparsers(title="deck commands", metavar="COMMAND", required=True)
     add = deck_commands.add_parser("add", help="load or update a deck file (progress is kept)")
     add.add_argument("path", type=Path, metavar="PATH")
+    add.add_argument(
+        "--allow-older",
+        action="store_true",
+        help="load a release older than the one loaded (rolls prompts and answers back)",
+    )
     add.set_defaults(handler=run_deck_add)
     check = deck_commands.add_parser("check", help="validate a deck file without loading it")
     check.add_argument("path", type=Path, metavar="PATH")
@@ -30,7 +35,7 @@ def register(commands: Commands) -> None:
 def run_deck_add(args: argparse.Namespace) -> int:
     from infracards.services.library import add_deck
 
-    report = add_deck(open_home(), args.path)
+    report = add_deck(open_home(), args.path, allow_older=args.allow_older)
     print(describe_sync(report))
     return 0
 
@@ -41,7 +46,8 @@ def describe_sync(report: SyncReport) -> str:
         return f"Loaded deck {report.deck_id} v{report.version}: {len(report.added)} cards."
     if not report.changed:
         return f"Deck {report.deck_id} v{report.version} is already up to date; nothing changed."
-    parts = [
+    parts = [f"title {report.new_title!r}"] if report.new_title is not None else []
+    parts += [
         f"{label} {len(ids)} ({', '.join(ids[:8])}{', …' if len(ids) > 8 else ''})"
         for label, ids in (
             ("added", report.added),
@@ -51,9 +57,15 @@ def describe_sync(report: SyncReport) -> str:
         )
         if ids
     ]
+    before = report.previous_version
+    release = (
+        f"v{report.version}"
+        if before in (None, report.version)
+        else f"v{before} → v{report.version}"
+    )
     return (
-        f"Updated deck {report.deck_id} to v{report.version}: "
-        + "; ".join(parts)
+        f"Updated deck {report.deck_id} {release}: "
+        + ("; ".join(parts) or "release number only")
         + ". Progress kept."
     )
 

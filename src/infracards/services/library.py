@@ -62,11 +62,12 @@ def ensure_builtin_deck(engine: Engine) -> SyncReport | None:
         return sync_deck(session, deck=deck, source=BUILTIN_SOURCE, keyslots=read_keyslots(deck))
 
 
-def add_deck(engine: Engine, path: Path) -> SyncReport:
+def add_deck(engine: Engine, path: Path, *, allow_older: bool = False) -> SyncReport:
     """Load or update a deck from a file; loading the same file twice changes nothing.
 
     Unchanged bytes are recognised by their digest before parsing: re-adding a 100k-card deck
-    costs one read and one hash, not a 4 s parse.
+    costs one read and one hash, not a 4 s parse. A release older than the one loaded is
+    refused unless ``allow_older``: it would silently roll prompts and answers back.
     """
     from infracards.deck import parse_deck
 
@@ -81,6 +82,11 @@ def add_deck(engine: Engine, path: Path) -> SyncReport:
         origin = deck_origin(session, deck_id=deck.deck_id)  # again, under the write lock
         if origin is not None and origin[1] == deck.digest:
             return SyncReport(deck_id=deck.deck_id, version=deck.version, created=False)
+        if origin is not None and origin[2] > deck.version and not allow_older:
+            raise InfracardsError(
+                f"{path}: deck {deck.deck_id} v{deck.version} is older than the v{origin[2]}"
+                " loaded here; nothing changed (pass --allow-older to load it anyway)"
+            )
         return sync_deck(session, deck=deck, source=str(path.resolve()), keyslots=keyslots)
 
 

@@ -62,11 +62,12 @@ _LOAD_CARD_BY_PK = _LOAD_CARD.where(_CARD.c.id == bindparam("pk"))
 # --- decks -------------------------------------------------------------------------------------
 
 
-def deck_origin(session: Session, *, deck_id: str) -> tuple[str, str] | None:
-    """(source, digest) of the file last synced into ``deck_id``; None if it is not loaded."""
-    query = select(_DECK.c.source, _DECK.c.digest).where(_DECK.c.id == deck_id)
+def deck_origin(session: Session, *, deck_id: str) -> tuple[str, str, int] | None:
+    """(source, digest, release) of the file last synced into ``deck_id``; None if it is not
+    loaded."""
+    query = select(_DECK.c.source, _DECK.c.digest, _DECK.c.version).where(_DECK.c.id == deck_id)
     row = session.connection().execute(query).first()
-    return (row[0], row[1]) if row else None
+    return (row[0], row[1], row[2]) if row else None
 
 
 def deck_with_digest(session: Session, *, digest: str) -> tuple[str, int] | None:
@@ -88,6 +89,8 @@ def sync_deck(session: Session, *, deck: DeckFile, source: str, keyslots: str | 
     created = row is None
     if row is None:
         row = Deck(id=deck.deck_id, title="", version=0, language="", source="", digest="")
+    previous_version = None if created else row.version
+    new_title = deck.title if not created and row.title != deck.title else None
     row.title, row.version, row.language = deck.title, deck.version, deck.language
     row.source, row.digest = source, deck.digest
     row.lock_header = json.dumps(deck.lock, sort_keys=True) if deck.lock is not None else None
@@ -169,6 +172,8 @@ def sync_deck(session: Session, *, deck: DeckFile, source: str, keyslots: str | 
         updated=tuple(updated),
         retired=tuple(retired),
         restored=tuple(restored),
+        previous_version=previous_version,
+        new_title=new_title,
     )
 
 
