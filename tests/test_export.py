@@ -262,3 +262,17 @@ def test_one_deck_of_a_file_can_be_imported_alone(
     )
     with absent, transaction(fresh) as session:
         import_document(session, document, source="f.json", only_deck="nope")
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "md"])
+@pytest.mark.parametrize("to_file", [False, True], ids=["stdout", "file"])
+def test_export_of_an_unknown_deck_writes_nothing_and_exits_1(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str, to_file: bool
+) -> None:
+    target = tmp_path / f"out.{fmt}"
+    argv = ["export", "--format", fmt, "--deck", "nope", *(["-o", str(target)] if to_file else [])]
+    assert main(argv) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and not target.exists()
+    assert err == "infracards: no deck 'nope' is loaded; see `infracards deck list`\n"
+    assert list(tmp_path.iterdir()) == [tmp_path / "home"]  # no temporary file left either
