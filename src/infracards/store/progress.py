@@ -115,6 +115,7 @@ def store_replay(
             )
         )
         state, due = step.after, step.due_after
-    last = log[-1].reviewed_at if log else None
+    # As grading does: a drill is logged but leaves the state alone, its time included.
+    last = max((row.reviewed_at for row in log if not row.drill), default=None)
     set_card_state(session, card_pk=card_pk, state=state, due=due, last_review_at=last)
     return state

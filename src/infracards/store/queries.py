@@ -588,9 +588,11 @@ def undo_review(session: Session, *, review_id: int) -> int:
         raise LookupError(review_id)
     card_pk = review.card
     if not review.drill:
-        previous = session.exec(
+        previous = session.exec(  # the last grade before it; drills never set it
             select(func.max(Review.reviewed_at)).where(
-                Review.card == card_pk, Review.id != review_id
+                Review.card == card_pk,
+                Review.id != review_id,
+                Review.drill == False,  # noqa: E712
             )
         ).first()
         before = stored_state(
