@@ -77,10 +77,43 @@ def test_show_free_card_prints_markdown_and_key_points(capsys: pytest.CaptureFix
     assert "## 要点" in out
 
 
-def test_show_locked_card_prints_a_one_line_notice(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "show", "q05")
-    assert code == 0
-    assert out.rstrip().splitlines()[-1].startswith("🔒 The answer is sealed")
+def test_show_of_a_sealed_card_without_its_key_says_how_to_unlock(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(capsys, "show", "q05")
+    assert (code, out) == (1, "")
+    assert err == (
+        "infracards: the answer to q05 is sealed; unlock deck module03 with"
+        " `infracards unlock` and your card key (卡密)\n"
+    )
+
+
+@pytest.mark.parametrize("typed", ["q13", "Q13", "13", "013"])
+def test_show_takes_a_card_id_as_the_readme_writes_it(
+    capsys: pytest.CaptureFixture[str], typed: str
+) -> None:
+    """README speaks of "Q3–Q33": any case, or the bare number where one card has it."""
+    code, _, err = run(capsys, "show", typed)
+    assert (code, err.splitlines()[0]) == (
+        1,
+        "infracards: the answer to q13 is sealed; unlock"
+        " deck module03 with `infracards unlock` and your card key (卡密)",
+    )
+    code, out, _ = run(capsys, "show", typed.replace("13", "1"))
+    assert code == 0 and out.startswith("# q01 ")
+
+
+def test_a_bare_number_two_decks_share_names_both(
+    capsys: pytest.CaptureFixture[str], sample_deck: Path
+) -> None:
+    assert run(capsys, "deck", "add", str(sample_deck))[0] == 0
+    code, out, err = run(capsys, "show", "2")
+    assert (code, out) == (1, "")
+    assert err == (
+        "infracards: card '2' could be q02 in module03 or q02 in sample; pick one with --deck\n"
+    )
+    code, out, _ = run(capsys, "show", "2", "--deck", "sample")
+    assert code == 0 and out.startswith("# q02 · memory zero\n\nZeRO-1 切分了什么？")
 
 
 def test_show_unknown_card_is_a_user_error(capsys: pytest.CaptureFixture[str]) -> None:

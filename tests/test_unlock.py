@@ -25,10 +25,11 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_unlock_then_show_a_sealed_answer(
     capsys: pytest.CaptureFixture[str], sealed_deck: Path, keys: list[str], home: Path
 ) -> None:
-    assert (
-        cli(capsys, "show", "q02", "--deck", "demo")[1]
-        .rstrip()
-        .endswith("and your card key (卡密).")
+    assert cli(capsys, "show", "q02", "--deck", "demo") == (
+        1,
+        "",
+        "infracards: the answer to q02 is sealed; unlock deck demo with"
+        " `infracards unlock --deck demo` and your card key (卡密)\n",
     )
     code, out, err = cli(capsys, "unlock", "--deck", "demo", keys[0].lower().replace("-", " "))
     assert (code, err) == (0, "")
@@ -109,7 +110,8 @@ def test_revocation_takes_effect_in_the_next_release(
 
     assert cli(capsys, "unlock", "--status")[1].startswith("demo\trevoked")
     code, out, err = cli(capsys, "show", "q02", "--deck", "demo")
-    assert code == 0 and "revoked" in err and "🔒" in out
+    assert (code, out) == (1, "") and "revoked" in err.splitlines()[0]
+    assert err.splitlines()[1].startswith("infracards: the answer to q02 is sealed")
     assert license_path(home).read_bytes() == license_bytes  # left as it was
     code, _, err = cli(capsys, "unlock", "--deck", "demo", keys[0])
     assert code == 1 and "revoked" in err

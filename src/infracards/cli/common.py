@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 Handler = Callable[[argparse.Namespace], int]
 
+DEFAULT_DECK = "module03"
+"""The built-in deck: what `review`, `unlock` and `lock` act on without --deck."""
+
 
 def open_home() -> Engine:
     """Open the store (first run: create, migrate, load the built-in deck)."""

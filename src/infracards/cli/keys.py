@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from infracards.cli.common import open_home
+from infracards.cli.common import DEFAULT_DECK, open_home
 from infracards.errors import InfracardsError
 from infracards.paths import home
 
@@ -24,13 +24,13 @@ def register(commands: Commands) -> None:
     unlock.add_argument(
         "key", nargs="*", metavar="KEY", help="the card key, e.g. 7K3QZ-… (spaces ok)"
     )
-    unlock.add_argument("--deck", default="module03", help="deck id (default: module03)")
+    unlock.add_argument("--deck", default=DEFAULT_DECK, help=f"deck id (default: {DEFAULT_DECK})")
     unlock.add_argument("--stdin", action="store_true", help="read the key from standard input")
     unlock.add_argument("--status", action="store_true", help="show which decks are unlocked")
     unlock.set_defaults(handler=run_unlock)
 
     lock = commands.add_parser("lock", help="forget the stored card key of a deck")
-    lock.add_argument("--deck", default="module03", help="deck id (default: module03)")
+    lock.add_argument("--deck", default=DEFAULT_DECK, help=f"deck id (default: {DEFAULT_DECK})")
     lock.set_defaults(handler=run_lock)
 
 

@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from infracards.cli.common import launch_app, open_home, print_json
+from infracards.cli.common import DEFAULT_DECK, launch_app, open_home, print_json
+from infracards.errors import InfracardsError
 from infracards.paths import home
 from infracards.records import PREF_KEYS
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 
 def register(commands: Commands) -> None:
     review = commands.add_parser("review", help="start reviewing today's cards in the app")
-    review.add_argument("--deck", default="module03", help="deck id (default: module03)")
+    review.add_argument("--deck", default=DEFAULT_DECK, help=f"deck id (default: {DEFAULT_DECK})")
     review.set_defaults(handler=run_review)
 
     status = commands.add_parser(
@@ -101,12 +102,15 @@ def run_show(args: argparse.Namespace) -> int:
     answer, notices = open_answer(engine, home(), card)
     for notice in notices:
         print(f"infracards: {notice}", file=sys.stderr)
-    print(f"# {card.card_id} · {' '.join(card.tags)}\n\n{card.prompt}\n")
     if answer is None:
-        print(
-            "🔒 The answer is sealed: unlock it with `infracards unlock` and your card key (卡密)."
+        unlock = "infracards unlock" + (
+            "" if card.deck_id == DEFAULT_DECK else f" --deck {card.deck_id}"
         )
-        return 0
+        raise InfracardsError(
+            f"the answer to {card.card_id} is sealed; unlock deck {card.deck_id} with"
+            f" `{unlock}` and your card key (卡密)"
+        )
+    print(f"# {card.card_id} · {' '.join(card.tags)}\n\n{card.prompt}\n")
     print(answer.markdown.rstrip())
     if answer.key_points:
         print("\n## 要点\n")

@@ -10,13 +10,56 @@ from infracards.errors import InfracardsError
 from infracards.records import Answer, CardRecord, ReviewEntry
 from infracards.services.answers import AnswerBook
 from infracards.store.db import transaction
-from infracards.store.queries import card_history, card_id_spans, find_card, load_card
+from infracards.store.queries import (
+    active_card_ids,
+    card_history,
+    card_id_spans,
+    find_card,
+    load_card,
+)
+
+
+def names_card(typed: str, card_id: str) -> bool:
+    """Whether what was typed names this card id: in any case, with or without the zeros
+    before its number ("Q3" for q03, as the README writes "Q3–Q33"), or the number alone
+    ("13" for q13)."""
+    if typed.casefold() == card_id.casefold():
+        return True
+    typed_stem, typed_number = _split_number(typed)
+    stem, number = _split_number(card_id)
+    return (
+        typed_number is not None
+        and typed_number == number
+        and typed_stem.casefold() in ("", stem.casefold())
+    )
+
+
+def _split_number(card_id: str) -> tuple[str, int | None]:
+    """("q", 3) for "q03"; (card_id, None) when it does not end in ASCII digits."""
+    stem = card_id.rstrip("0123456789")
+    digits = card_id[len(stem) :]
+    return (stem, int(digits)) if digits else (card_id, None)
 
 
 def lookup_card(engine: Engine, *, card_id: str, deck_id: str | None = None) -> CardRecord:
-    """The card with this id, or an error that names the ids each deck has."""
+    """The card with this id (exactly, else as ``names_card`` reads it), or an error that
+    names the ids each deck has, or the cards it could mean."""
     with transaction(engine) as session:
         cards = find_card(session, card_id=card_id, deck_id=deck_id)
+        if not cards:
+            named = [
+                (deck, active)
+                for deck, active in active_card_ids(session, deck_id=deck_id)
+                if names_card(card_id, active)
+            ]
+            if len(named) == 1:
+                cards = find_card(session, card_id=named[0][1], deck_id=named[0][0])
+            elif named:
+                could = " or ".join(f"{active} in {deck}" for deck, active in named)
+                raise InfracardsError(
+                    f"card {card_id!r} could be {could}; pick one with --deck"
+                    + ("" if deck_id is None else " or type the whole id")
+                )
         spans = card_id_spans(session, deck_id=deck_id) if not cards else []
     if not cards:
         where = f" in deck {deck_id!r}" if deck_id else ""

@@ -305,6 +305,18 @@ def _card_record(row: Any) -> CardRecord:
     )
 
 
+_ACTIVE_CARD_IDS = text(
+    "SELECT deck_id, card_id FROM card WHERE NOT retired AND (:deck IS NULL OR deck_id = :deck)"
+    " ORDER BY deck_id, position"
+)
+
+
+def active_card_ids(session: Session, *, deck_id: str | None = None) -> list[tuple[str, str]]:
+    """(deck, card id) of every active card, in deck order."""
+    rows = session.connection().execute(_ACTIVE_CARD_IDS, {"deck": deck_id})
+    return [(deck, card_id) for deck, card_id in rows]
+
+
 _CARD_ID_SPANS = text(
     """
 SELECT d.id,
