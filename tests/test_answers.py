@@ -62,7 +62,9 @@ def test_answers_render_in_a_terminal(card) -> None:  # type: ignore[no-untyped-
 
 def laid_out_text(card, *, width: int) -> Counter[str]:  # type: ignore[no-untyped-def]
     """The characters an answer shows at ``width``: no spaces, no table rules."""
-    rendered = render_answer(Answer(card.answer, tuple(card.key_points)), width=width)
+    rendered = render_answer(
+        Answer(card.answer, tuple(card.key_points)), width=width, points_title="要点"
+    )
     return Counter(
         char
         for line in lines_text(rendered)

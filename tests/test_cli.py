@@ -249,3 +249,33 @@ def test_deck_add_refuses_an_older_release_and_reports_every_change(
     code, out, _ = run(capsys, "deck", "add", str(sample_deck))
     assert (code, out) == (0, "Updated deck sample v1: title 'Sample'. Progress kept.\n")
     assert "Sample\n" in run(capsys, "deck", "list")[1]
+
+
+ONE_CARD_EN = """\
+format: infracards-deck/v1
+id: one
+title: One card
+version: 1
+language: en
+cards:
+  - id: c2
+    prompt: "What is a ring all-reduce?"
+    key_points: ["reduce-scatter, then all-gather"]
+    answer: "Each rank sends 2(N-1)/N of the data."
+"""
+
+
+def test_counts_of_one_read_as_one_and_a_card_without_tags_has_no_dangling_dot(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    deck = tmp_path / "one.yaml"
+    deck.write_text(ONE_CARD_EN, encoding="utf-8")
+    assert run(capsys, "deck", "check", str(deck))[1] == (
+        f"{deck}: ok — deck one v1, 1 card (0 sealed)\n"
+    )
+    assert run(capsys, "deck", "add", str(deck))[1] == "Loaded deck one v1: 1 card.\n"
+    assert "one\tv1\t1 card\tOne card\n" in run(capsys, "deck", "list")[1]
+    code, out, _ = run(capsys, "show", "c2")
+    assert code == 0 and out.startswith("# c2\n\nWhat is a ring all-reduce?\n")
+    # The deck is in English: so is the heading of its key points.
+    assert out.endswith("\n\n## Key points\n\n- reduce-scatter, then all-gather\n")

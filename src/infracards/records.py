@@ -33,15 +33,13 @@ class CardRecord:
     sealed: str | None
     state: SM2State
     due: date | None
+    language: str
+    """The deck's language (a BCP 47 tag such as zh-CN): what the key points are headed."""
     retired: bool = False
 
     @property
     def locked(self) -> bool:
         return self.answer is None
-
-    @property
-    def topic(self) -> str:
-        return self.tags[0] if self.tags else ""
 
 
 @dataclass(frozen=True, slots=True)

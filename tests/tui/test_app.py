@@ -599,3 +599,50 @@ async def test_the_footer_follows_the_card_on_screen_after_an_undo(app: Infracar
         await pilot.press("u")
         await pilot.pause()
         assert shown_card_id(app) == "q02" and "k" not in offered_keys(app)
+
+
+async def test_the_card_header_shows_every_tag(app: InfracardsApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r", "space", "5")
+        assert shown_card_id(app) == "q02"
+        meta = str(app.screen.query_one("#card-meta", Static).render())
+        assert meta.split() == ["q02", "memory", "zero"]
+
+
+async def test_key_points_are_headed_in_the_decks_language(
+    engine: Engine, tmp_path, context
+) -> None:  # type: ignore[no-untyped-def]
+    from infracards.services.library import add_deck
+    from tests.test_cli import ONE_CARD_EN
+
+    deck = tmp_path / "one.yaml"
+    deck.write_text(ONE_CARD_EN, encoding="utf-8")
+    add_deck(engine, deck)
+    app = InfracardsApp(context, start_review="one")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("space")
+        shown = answer_on_screen(app).splitlines()
+        assert "Key points" in shown and "要点" not in shown
+
+
+async def test_card_history_shows_the_learners_local_time(
+    app: InfracardsApp,
+    engine: Engine,
+    now: datetime,
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("r", "space", "4", "q", "enter", "b", "enter")
+            await pilot.pause()
+            table = app.screen.query_one("#history-table", DataTable)
+            assert next(str(column.label) for column in table.columns.values()) == "Reviewed"
+            assert table.get_row_at(0)[0] == now.astimezone().strftime("%Y-%m-%d %H:%M")
+            assert table.get_row_at(0)[0].endswith("18:00")  # 10:00 UTC is 18:00 at UTC+8
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

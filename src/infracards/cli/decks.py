@@ -10,7 +10,6 @@ from infracards.cli.common import open_home, print_json
 
 if TYPE_CHECKING:
     from infracards.cli.common import Commands
-    from infracards.records import SyncReport
 
 
 def register(commands: Commands) -> None:
@@ -33,56 +32,29 @@ def register(commands: Commands) -> None:
 
 
 def run_deck_add(args: argparse.Namespace) -> int:
+    from infracards.services.formatting import sync_text
     from infracards.services.library import add_deck
 
     report = add_deck(open_home(), args.path, allow_older=args.allow_older)
-    print(describe_sync(report))
+    print(sync_text(report))
     return 0
-
-
-def describe_sync(report: SyncReport) -> str:
-    """Tell the user what a deck load changed."""
-    if report.created:
-        return f"Loaded deck {report.deck_id} v{report.version}: {len(report.added)} cards."
-    if not report.changed:
-        return f"Deck {report.deck_id} v{report.version} is already up to date; nothing changed."
-    parts = [f"title {report.new_title!r}"] if report.new_title is not None else []
-    parts += [
-        f"{label} {len(ids)} ({', '.join(ids[:8])}{', …' if len(ids) > 8 else ''})"
-        for label, ids in (
-            ("added", report.added),
-            ("updated", report.updated),
-            ("retired", report.retired),
-            ("restored", report.restored),
-        )
-        if ids
-    ]
-    before = report.previous_version
-    release = (
-        f"v{report.version}"
-        if before in (None, report.version)
-        else f"v{before} → v{report.version}"
-    )
-    return (
-        f"Updated deck {report.deck_id} {release}: "
-        + ("; ".join(parts) or "release number only")
-        + ". Progress kept."
-    )
 
 
 def run_deck_check(args: argparse.Namespace) -> int:
     from infracards.deck import load_deck
+    from infracards.services.formatting import plural
 
     deck = load_deck(args.path)
     locked = sum(card.locked for card in deck.cards)
     print(
         f"{args.path}: ok — deck {deck.deck_id} v{deck.version}, "
-        f"{len(deck.cards)} cards ({locked} sealed)"
+        f"{plural(len(deck.cards), 'card')} ({locked} sealed)"
     )
     return 0
 
 
 def run_deck_list(args: argparse.Namespace) -> int:
+    from infracards.services.formatting import plural
     from infracards.services.library import deck_overview
     from infracards.services.study import local_now
 
@@ -96,5 +68,5 @@ def run_deck_list(args: argparse.Namespace) -> int:
         )
     else:
         for s in summaries:
-            print(f"{s.deck_id}\tv{s.version}\t{s.total} cards\t{s.title}")
+            print(f"{s.deck_id}\tv{s.version}\t{plural(s.total, 'card')}\t{s.title}")
     return 0

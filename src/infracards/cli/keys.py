@@ -49,6 +49,7 @@ def read_key(args: argparse.Namespace) -> str:
 
 def run_unlock(args: argparse.Namespace) -> int:
     from infracards.seal import parse_license_key
+    from infracards.services.formatting import plural
     from infracards.services.unlock import key_status, unlock_deck
 
     if args.status:
@@ -60,7 +61,7 @@ def run_unlock(args: argparse.Namespace) -> int:
     opened = unlock_deck(open_home(), home(), deck_id=args.deck, typed_key=typed)
     print(
         f"Unlocked {opened.deck_id} v{opened.release} with card key {masked}: "
-        f"{opened.answers} answers open."
+        f"{plural(opened.answers, 'answer')} open."
     )
     return 0
 

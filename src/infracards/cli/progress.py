@@ -114,11 +114,13 @@ def write_file_atomically(path: Path, write: Callable[[IO[str]], None]) -> None:
 
 def run_import(args: argparse.Namespace) -> int:
     from infracards.services.export import import_progress, read_progress
+    from infracards.services.formatting import plural
 
     document = read_progress(args.path)
     report = import_progress(open_home(), document, source=str(args.path), only_deck=args.deck)
     print(
-        f"Imported {report.added} reviews into {', '.join(report.decks) or 'no deck'} "
-        f"({report.already_present} already here); {report.cards_recomputed} cards rescheduled."
+        f"Imported {plural(report.added, 'review')} into {', '.join(report.decks) or 'no deck'} "
+        f"({report.already_present} already here); "
+        f"{plural(report.cards_recomputed, 'card')} rescheduled."
     )
     return 0

@@ -50,6 +50,7 @@ def run_publish_secret(args: argparse.Namespace) -> int:
 
 
 def run_publish_issue(args: argparse.Namespace) -> int:
+    from infracards.services.formatting import plural
     from infracards.services.publish import issue_keys, read_secret
 
     if args.count < 1:
@@ -62,7 +63,10 @@ def run_publish_issue(args: argparse.Namespace) -> int:
         args.csv.write_text("kid,card_key\n" + "\n".join(rows) + "\n", encoding="utf-8")
     for key in issued:
         print(key.license_key)
-    print(f"Issued {len(issued)} card keys; seal a release for them to work.", file=sys.stderr)
+    print(
+        f"Issued {plural(len(issued), 'card key')}; seal a release for them to work.",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -96,6 +96,7 @@ def run_status(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     from infracards.services.cards import lookup_card, open_answer
+    from infracards.services.formatting import key_points_heading
 
     engine = open_home()
     card = lookup_card(engine, card_id=args.card_id, deck_id=args.deck)
@@ -110,10 +111,11 @@ def run_show(args: argparse.Namespace) -> int:
             f"the answer to {card.card_id} is sealed; unlock deck {card.deck_id} with"
             f" `{unlock}` and your card key (卡密)"
         )
-    print(f"# {card.card_id} · {' '.join(card.tags)}\n\n{card.prompt}\n")
+    print(" · ".join(["# " + card.card_id, *([" ".join(card.tags)] if card.tags else [])]))
+    print(f"\n{card.prompt}\n")
     print(answer.markdown.rstrip())
     if answer.key_points:
-        print("\n## 要点\n")
+        print(f"\n## {key_points_heading(card.language)}\n")
         print("\n".join(f"- {point}" for point in answer.key_points))
     return 0
 

@@ -8,7 +8,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from infracards.records import Stats
+from infracards.records import Stats, SyncReport
 from infracards.scheduler import GRADE_MEANINGS
 from infracards.scheduler.sm2 import PASSING_GRADE
 from infracards.store.stats import (
@@ -26,6 +26,15 @@ if TYPE_CHECKING:
 def plural(count: int, noun: str) -> str:
     """``1 day``, ``2 days`` (every count the statistics print goes through this)."""
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+KEY_POINTS_HEADINGS = {"zh": "要点", "ja": "要点"}
+"""The key points' heading by deck language (its primary subtag); English for any other."""
+
+
+def key_points_heading(language: str) -> str:
+    """What the key points under an answer are called, in the deck's own language."""
+    return KEY_POINTS_HEADINGS.get(language.split("-")[0].lower(), "Key points")
 
 
 def percent(reviews: int, passed: int) -> str:
@@ -50,6 +59,38 @@ def clip(text: str, cells: int) -> str:
             break
         out, used = out + char, used + width
     return out + " " * (cells - used)
+
+
+def sync_text(report: SyncReport) -> str:
+    """Tell the user what a deck load changed."""
+    if report.created:
+        return (
+            f"Loaded deck {report.deck_id} v{report.version}: {plural(len(report.added), 'card')}."
+        )
+    if not report.changed:
+        return f"Deck {report.deck_id} v{report.version} is already up to date; nothing changed."
+    parts = [f"title {report.new_title!r}"] if report.new_title is not None else []
+    parts += [
+        f"{label} {len(ids)} ({', '.join(ids[:8])}{', …' if len(ids) > 8 else ''})"
+        for label, ids in (
+            ("added", report.added),
+            ("updated", report.updated),
+            ("retired", report.retired),
+            ("restored", report.restored),
+        )
+        if ids
+    ]
+    before = report.previous_version
+    release = (
+        f"v{report.version}"
+        if before in (None, report.version)
+        else f"v{before} → v{report.version}"
+    )
+    return (
+        f"Updated deck {report.deck_id} {release}: "
+        + ("; ".join(parts) or "release number only")
+        + ". Progress kept."
+    )
 
 
 # --- statistics: the headings the app and `infracards stats` share ------------------------------
@@ -265,5 +306,8 @@ def summary_text(summary: SessionSummary) -> str:
         soonest = sorted(card for card, due in summary.next_due.items() if due == first)
         lines += ["", f"Next due         {first.isoformat()}: {', '.join(soonest)}"]
     if summary.left:
-        lines += ["", f"Left for later   {summary.left} cards (run the review again to continue)"]
+        lines += [
+            "",
+            f"Left for later   {plural(summary.left, 'card')} (run the review again to continue)",
+        ]
     return "\n".join(lines)

@@ -45,17 +45,22 @@ _REVIEW: Table = Review.__table__  # type: ignore[attr-defined]
 _CARD_LABEL = (_CARD.c.id, _CARD.c.deck_id, _CARD.c.card_id, _CARD.c.prompt, _CARD.c.tags)
 """What names a card on screen: its key, deck, id, prompt and tags."""
 # A card with its state (the one on screen after each grade): one query, no ORM load.
-_LOAD_CARD = sa.select(  # Core columns: SQLAlchemy's select (SQLModel's types ORM rows)
-    *_CARD_LABEL,
-    _CARD.c.key_points,
-    _CARD.c.answer,
-    _CARD.c.sealed,
-    _CARD.c.retired,
-    _CARD_STATE.c.easiness_centi,
-    _CARD_STATE.c.repetitions,
-    _CARD_STATE.c.interval,
-    _CARD_STATE.c.due,
-).join_from(_CARD, _CARD_STATE, _CARD_STATE.c.card == _CARD.c.id)
+_LOAD_CARD = (
+    sa.select(  # Core columns: SQLAlchemy's select (SQLModel's types ORM rows)
+        *_CARD_LABEL,
+        _CARD.c.key_points,
+        _CARD.c.answer,
+        _CARD.c.sealed,
+        _CARD.c.retired,
+        _CARD_STATE.c.easiness_centi,
+        _CARD_STATE.c.repetitions,
+        _CARD_STATE.c.interval,
+        _CARD_STATE.c.due,
+        _DECK.c.language,
+    )
+    .join_from(_CARD, _CARD_STATE, _CARD_STATE.c.card == _CARD.c.id)
+    .join(_DECK, _DECK.c.id == _CARD.c.deck_id)
+)
 _LOAD_CARD_BY_PK = _LOAD_CARD.where(_CARD.c.id == bindparam("pk"))
 
 
@@ -289,7 +294,7 @@ def find_card(session: Session, *, card_id: str, deck_id: str | None = None) -> 
 def _card_record(row: Any) -> CardRecord:
     """A ``_LOAD_CARD`` row as the record screens and the CLI show."""
     (pk, deck_id, card_id, prompt, tags, key_points, answer, sealed, retired) = row[:9]
-    easiness_centi, repetitions, interval, due = row[9:]
+    easiness_centi, repetitions, interval, due, language = row[9:]
     return CardRecord(
         pk=pk,
         deck_id=deck_id,
@@ -301,6 +306,7 @@ def _card_record(row: Any) -> CardRecord:
         sealed=sealed,
         state=stored_state(easiness_centi, repetitions, interval),
         due=due,
+        language=language,
         retired=retired,
     )
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from infracards.errors import InfracardsError
 from infracards.records import CardRecord
 from infracards.services.answers import AnswerBook
+from infracards.services.formatting import key_points_heading
 from infracards.tui.widgets.card_view import RenderedLines, render_answer
 
 if TYPE_CHECKING:
@@ -48,5 +49,8 @@ def prepare(context: AppContext, card: CardRecord, *, width: int) -> PreparedAns
         answer = context.answers.answer_for(card)
     except InfracardsError as error:
         return PreparedAnswer(card.pk, width, None, f"⚠ {error}")
-    rendered = render_answer(answer, width=width) if answer is not None else None
+    if answer is None:
+        return PreparedAnswer(card.pk, width, None, LOCK_NOTICE)
+    title = key_points_heading(card.language)
+    rendered = render_answer(answer, width=width, points_title=title)
     return PreparedAnswer(card.pk, width, rendered, LOCK_NOTICE)

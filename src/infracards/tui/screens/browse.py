@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Select
 
 from infracards.records import BrowseRow
 from infracards.services.browse import cards_with_answer_words, list_cards, matches, search_text
+from infracards.services.formatting import plural
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.screens.card import CardScreen
@@ -152,7 +153,7 @@ class BrowseScreen(Screen[None]):
             )
         listed = table.row_count
         more = f" · {listed} listed, more as you scroll" if listed < len(self.matched) else ""
-        self.sub_title = f"{len(self.matched)} of {len(self.rows)} cards{more}"
+        self.sub_title = f"{len(self.matched)} of {plural(len(self.rows), 'card')}{more}"
 
     @on(DataTable.RowHighlighted, "#browse-table")
     def _cursor_moved(self, event: DataTable.RowHighlighted) -> None:

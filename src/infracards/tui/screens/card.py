@@ -8,6 +8,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header
 
 from infracards.services.cards import card_detail
+from infracards.services.formatting import plural
 from infracards.tui.context import AppContext, prepare
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.widgets.card_view import CardView
@@ -37,7 +38,7 @@ class CardScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(
-            "Reviewed (UTC)", "Study day", "Grade", "Drill", "Interval after"
+            "Reviewed", "Study day", "Grade", "Drill", "Interval after"
         )
         self.call_after_refresh(self.show)  # the answer is laid out for the view's final width
 
@@ -49,7 +50,7 @@ class CardScreen(Screen[None]):
         view = self.query_one(CardView)
         due = card.due.isoformat() if card.due else "new"
         view.show_card(
-            card_id=card.card_id, topic=card.topic, prompt=card.prompt, caption=f"due {due}"
+            card_id=card.card_id, tags=card.tags, prompt=card.prompt, caption=f"due {due}"
         )
         prepared = prepare(self.context, card, width=view.answer_width)
         view.reveal(prepared.rendered, notice=prepared.notice)
@@ -57,13 +58,13 @@ class CardScreen(Screen[None]):
         table.clear()
         for entry in history:
             table.add_row(
-                entry.reviewed_at.strftime("%Y-%m-%d %H:%M"),
+                entry.reviewed_at.astimezone().strftime("%Y-%m-%d %H:%M"),  # the learner's
                 entry.study_day.isoformat(),
                 str(entry.grade),
                 "yes" if entry.drill else "",
                 f"{entry.interval_after}d",
             )
-        self.sub_title = f"{card.deck_id} · {len(history)} reviews"
+        self.sub_title = f"{card.deck_id} · {plural(len(history), 'review')}"
 
     @property
     def unlock_target(self) -> str | None:

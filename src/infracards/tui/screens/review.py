@@ -121,7 +121,7 @@ class ReviewScreen(Screen[None]):
             return
         caption = "drill: again until graded 4+" if self.review.is_drill else ""
         self.query_one(CardView).show_card(
-            card_id=card.card_id, topic=card.topic, prompt=card.prompt, caption=caption
+            card_id=card.card_id, tags=card.tags, prompt=card.prompt, caption=caption
         )
         self.query_one(GradeBar).display = False
         self.revealed = False

@@ -39,23 +39,25 @@ class RenderedLines:
     strips: tuple[Strip, ...]
     width: int
     answer: Answer | None
+    points_title: str = ""
 
 
-def render_answer(answer: Answer, *, width: int) -> RenderedLines:
-    """Lay out an answer's Markdown and key points for a given width (thread-safe, pure)."""
+def render_answer(answer: Answer, *, width: int, points_title: str) -> RenderedLines:
+    """Lay out an answer's Markdown and key points (under ``points_title``) for a given width
+    (thread-safe, pure)."""
     console = Console(
         width=width, color_system="truecolor", force_terminal=True, legacy_windows=False
     )
     body = _markdown_class()(answer.markdown, code_theme=CODE_THEME, hyperlinks=False)
     lines = console.render_lines(body, console.options, pad=False)
     if answer.key_points:
-        points = Text("\n要点\n", style="bold")
+        points = Text(f"\n{points_title}\n", style="bold")
         for point in answer.key_points:
             points.append("  • ")
             points.append(point)
             points.append("\n")
         lines += console.render_lines(points, console.options, pad=False)
-    return RenderedLines(tuple(Strip(line) for line in lines), width, answer)
+    return RenderedLines(tuple(Strip(line) for line in lines), width, answer, points_title)
 
 
 @cache
@@ -117,9 +119,13 @@ class CardView(VerticalScroll):
         """Cells available to the answer: the view less padding and its always-shown scrollbar."""
         return max(20, self.scrollable_content_region.width)
 
-    def show_card(self, *, card_id: str, topic: str, prompt: str, caption: str = "") -> None:
+    def show_card(
+        self, *, card_id: str, tags: tuple[str, ...], prompt: str, caption: str = ""
+    ) -> None:
         """Show the question side; deck text is shown literally, never as markup."""
-        meta = Text.assemble((card_id, "bold"), "  ", (topic, "italic"), "  ", (caption, "dim"))
+        meta = Text.assemble(
+            (card_id, "bold"), "  ", (" ".join(tags), "italic"), "  ", (caption, "dim")
+        )
         self.query_one("#card-meta", Static).update(meta)
         self.query_one("#card-prompt", Static).update(Text(prompt))
         self.hide_answer()
@@ -145,12 +151,12 @@ class CardView(VerticalScroll):
         shown = self.query_one(AnswerLines)
         source = shown.rendered.answer
         if shown.display and source is not None and shown.rendered.width != self.answer_width:
-            self.lay_out_again(source, self.answer_width)
+            self.lay_out_again(source, self.answer_width, shown.rendered.points_title)
 
     @work(thread=True, exclusive=True, group="answer-layout")
-    def lay_out_again(self, source: Answer, width: int) -> None:
+    def lay_out_again(self, source: Answer, width: int, points_title: str) -> None:
         """In a thread (a long answer takes ~50 ms), so dragging a window edge stays smooth."""
-        rendered = render_answer(source, width=width)
+        rendered = render_answer(source, width=width, points_title=points_title)
         self.app.call_from_thread(self._laid_out_again, rendered)
 
     def _laid_out_again(self, rendered: RenderedLines) -> None:
