@@ -49,7 +49,8 @@ def _run(argv: Sequence[str] | None) -> int:
     try:
         return handler(args)
     except InfracardsError as error:
-        print(f"infracards: {error}", file=sys.stderr)
+        for line in str(error).splitlines():  # a deck with several problems lists them all
+            print(f"infracards: {line}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("infracards: interrupted", file=sys.stderr)
