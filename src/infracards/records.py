@@ -201,6 +201,9 @@ class Stats:
     """(Monday, reviews, passed) for each of the last ``WEEKS`` ISO weeks, this week last."""
     by_tag: tuple[TagStats, ...]
     totals: Totals
+    first_day: date | None
+    """The first study day with a review, ever (None before the first): a new learner's
+    weeks before it are not weeks without reviews."""
 
     @property
     def tags_since(self) -> date:

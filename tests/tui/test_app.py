@@ -366,7 +366,11 @@ def test_the_progress_line_counts_and_fills_its_bar_in_proportion() -> None:
     from infracards.tui.screens.review import PROGRESS_CELLS, progress_line
 
     half = progress_line(done=2, remaining=2, drills=1)
-    assert half.plain == f"2 answered · 2 to go · 1 to drill again   {'━' * PROGRESS_CELLS} 50%"
+    # "to go" counts the drill already: it must not read as a third card.
+    assert half.plain == f"2 answered · 2 to go, 1 of them a drill   {'━' * PROGRESS_CELLS} 50%"
+    assert progress_line(done=0, remaining=5, drills=2).plain.startswith(
+        "0 answered · 5 to go, 2 of them drills   "
+    )
     filled = [span for span in half.spans if span.style == "$primary"]
     assert [span.end - span.start for span in filled] == [PROGRESS_CELLS // 2]
     finished = progress_line(done=3, remaining=0, drills=0)

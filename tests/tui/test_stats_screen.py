@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -140,3 +140,18 @@ def test_snapshot(
         await pilot.pause()
 
     assert snap_compare(app, run_before=open_stats, terminal_size=SIZE)
+
+
+async def test_a_new_learner_sees_no_empty_weeks(
+    app: InfracardsApp, context: AppContext, engine: Engine, today: date, now: datetime
+) -> None:
+    from tests.conftest import grade_by_id
+
+    grade_by_id(engine, "q01", 4, now=now, today=today)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.push_screen(StatsScreen(context))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        weekly = app.screen.query_one("#stats-weekly", RatioBars)
+        assert weekly.rows == (BarRow("Jan  6", 1.0, "100% of 1"),)
+        assert text_of(app.screen, "#stats-tags-title").endswith("average EF of the cards seen")

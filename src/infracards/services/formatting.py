@@ -93,6 +93,12 @@ def sync_text(report: SyncReport) -> str:
     )
 
 
+def progress_counts(*, done: int, remaining: int, drills: int) -> str:
+    """A review's counts; the drills are among the cards to go, not on top of them."""
+    among = f", {drills} of them {'a drill' if drills == 1 else 'drills'}" if drills else ""
+    return f"{done} answered · {remaining} to go{among}"
+
+
 # --- statistics: the headings the app and `infracards stats` share ------------------------------
 
 
@@ -134,7 +140,18 @@ def retention_title(stats: Stats) -> str:
 
 
 def topics_title(stats: Stats) -> str:
-    return f"Topics: retention since {short_date(stats.tags_since)} and average EF"
+    return (
+        f"Topics: retention since {short_date(stats.tags_since)} and average EF of the cards seen"
+    )
+
+
+def studied_weeks(stats: Stats) -> tuple[tuple[date, int, int], ...]:
+    """The weekly retention from the learner's first week on: the weeks before their first
+    review are not weeks without reviews (empty for a learner with none yet)."""
+    first = stats.first_day
+    if first is None:
+        return ()
+    return tuple(week for week in stats.retention_weekly if week[0] + timedelta(days=6) >= first)
 
 
 def heatmap_first_day(stats: Stats) -> date:
@@ -201,7 +218,6 @@ def stats_document(stats: Stats) -> dict[str, Any]:
 
 
 _SHADES = "·░▒▓█"
-_SPARK = " ▁▂▃▄▅▆▇█"
 _WEEKDAYS = ("Mon", "", "Wed", "", "Fri", "", "Sun")
 _BAR = 20
 
@@ -234,16 +250,15 @@ def stats_report(stats: Stats) -> str:
         "",
     ]
     counts = [n for _, n in stats.forecast]
-    peak = max(counts, default=0)
-    spark = "".join(_SPARK[-(-8 * n // peak)] if peak else " " for n in counts)
     lines += [
-        f"Due in the next {FORECAST_DAYS} days: {sum(counts)} (today {counts[0]}, max {peak})",
-        f"  {spark}",
-        f"  ^{stats.today:%m-%d}{'':{FORECAST_DAYS - 12}}{stats.forecast[-1][0]:%m-%d}^",
+        f"Due in the next {FORECAST_DAYS} days: {sum(counts)}"
+        f" (today {counts[0]}, max {max(counts)})",
+        *_forecast_chart(stats),
         "",
     ]
     month = [(n, p) for _, n, p in stats.retention_daily]
     reviews, passed = sum(n for n, _ in month), sum(p for _, p in month)
+    weeks = studied_weeks(stats)
     lines += [
         f"Retention by week, grade ≥ {PASSING_GRADE} without drills"
         f" (last {DAILY_DAYS} days: {_aligned_percent(reviews, passed).strip()} of {reviews})",
@@ -251,18 +266,43 @@ def stats_report(stats: Stats) -> str:
             f"  {monday:%Y-%m-%d}  {_bar(p / n)} {_aligned_percent(n, p)} of {n}"
             if n
             else f"  {monday:%Y-%m-%d}  {'':{_BAR}}   no reviews"
-            for monday, n, p in stats.retention_weekly
+            for monday, n, p in weeks
         ),
+        *([] if weeks else ["  No reviews yet."]),
         "",
-        f"Topics (reviews since {stats.tags_since.isoformat()})",
-        f"  {'tag':<20} {'cards':>5} {'reviews':>7} {'kept':>5} {'EF':>5}",
+        f"Topics (reviews since {stats.tags_since.isoformat()}; EF: average of the cards seen)",
+        f"  {'tag':<20} {'cards':>5} {'seen':>5} {'reviews':>7} {'kept':>5} {'EF':>5}",
     ]
     for tag in stats.by_tag:
         lines.append(
-            f"  {clip(tag.tag, 20)} {tag.cards:>5} {tag.reviews:>7}"
+            f"  {clip(tag.tag, 20)} {tag.cards:>5} {tag.reviewed_cards:>5} {tag.reviews:>7}"
             f" {_aligned_percent(tag.reviews, tag.passed):>5} {ef_text(tag.average_ef):>5}"
         )
     return "\n".join(lines)
+
+
+_CHART_ROWS = 4
+_EIGHTHS = " ▁▂▃▄▅▆▇█"
+
+
+def _forecast_chart(stats: Stats) -> list[str]:
+    """One column per day, ``_CHART_ROWS`` rows of eighths tall, on a scale from 0 to the
+    busiest day, with the first, middle and last day written under it."""
+    counts = [n for _, n in stats.forecast]
+    peak = max(counts)
+    digits = len(str(peak))
+    eighths = [max(1, round(n * _CHART_ROWS * 8 / peak)) if n > 0 else 0 for n in counts]
+    rows = []
+    for row in range(_CHART_ROWS, 0, -1):
+        tick = f"{peak:>{digits}} ┤" if row == _CHART_ROWS else " " * digits + " │"
+        cells = "".join(_EIGHTHS[min(8, max(0, h - (row - 1) * 8))] for h in eighths)
+        rows.append(f"  {tick}{cells}".rstrip())
+    rows.append(f"  {0:>{digits}} └" + "─" * len(counts))
+    margin = " " * (digits + 4)
+    middle = len(counts) // 2 - 1
+    labels = f"{stats.forecast[0][0]:%m-%d}".ljust(middle) + f"{stats.forecast[middle][0]:%m-%d}"
+    last = f"{stats.forecast[-1][0]:%m-%d}"
+    return [*rows, margin + labels.ljust(len(counts) - len(last)) + last]
 
 
 def _calendar(stats: Stats) -> list[str]:

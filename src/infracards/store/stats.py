@@ -58,7 +58,7 @@ WHERE graded > 0 AND study_day BETWEEN :weeks AND :today{deck}
 GROUP BY study_day ORDER BY study_day
 """
 
-_REVIEWS = "SELECT coalesce(sum(reviews), 0) FROM daycount WHERE 1{deck}"
+_REVIEWS = "SELECT coalesce(sum(reviews), 0), min(study_day) FROM daycount WHERE 1{deck}"
 
 # Overdue cards count today; cards due after the last forecast day are left out.
 _FORECAST = """
@@ -124,7 +124,7 @@ def compute_stats(session: Session, *, today: date, deck_id: str | None = None) 
 
     heatmap = tuple((date.fromisoformat(day), count) for day, count in rows(_HEATMAP))
     [(longest, current)] = rows(_STREAKS)
-    [(reviews,)] = rows(_REVIEWS)
+    [(reviews, first_day)] = rows(_REVIEWS)
     per_day = {date.fromisoformat(day): (count, passed) for day, count, passed in rows(_RETENTION)}
     due = {date.fromisoformat(day): cards for day, cards in rows(_FORECAST)}
 
@@ -155,6 +155,7 @@ def compute_stats(session: Session, *, today: date, deck_id: str | None = None) 
         ),
         by_tag=tuple(sorted(tags, key=lambda tag: tag.tag)),
         totals=totals,
+        first_day=date.fromisoformat(first_day) if first_day else None,
     )
 
 

@@ -14,6 +14,7 @@ from textual.widgets import Static
 from infracards.errors import InfracardsError
 from infracards.records import CardRecord
 from infracards.scheduler import StudyQueue
+from infracards.services.formatting import progress_counts
 from infracards.services.review import ReviewSession
 from infracards.tui.context import AppContext, PreparedAnswer, prepare
 from infracards.tui.messages import AnswersOpened
@@ -29,11 +30,8 @@ def progress_line(*, done: int, remaining: int, drills: int) -> Content:
     """The session's one status line: counts, then a bar (the card gets the rest of the screen)."""
     total = done + remaining
     filled = PROGRESS_CELLS * done // total if total else PROGRESS_CELLS
-    counts = f"{done} answered · {remaining} to go" + (
-        f" · {drills} to drill again" if drills else ""
-    )
     return Content.assemble(
-        counts,
+        progress_counts(done=done, remaining=remaining, drills=drills),
         "   ",
         ("━" * filled, "$success" if filled == PROGRESS_CELLS else "$primary"),
         ("━" * (PROGRESS_CELLS - filled), "$surface-lighten-1"),

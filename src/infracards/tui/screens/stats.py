@@ -20,6 +20,7 @@ from infracards.services.formatting import (
     retention_title,
     short_date,
     streak_line,
+    studied_weeks,
     topics_title,
     totals_line,
 )
@@ -48,7 +49,7 @@ class StatsScreen(Screen[None]):
             yield Static(id="stats-forecast-title", classes="stats-title")
             yield BarChart(id="stats-forecast")
             yield Static(id="stats-weekly-title", classes="stats-title")
-            yield RatioBars(empty="No reviews in these weeks.", id="stats-weekly")
+            yield RatioBars(empty="No reviews yet.", id="stats-weekly")
             yield Static(id="stats-tags-title", classes="stats-title")
             yield RatioBars(empty="No tagged cards.", id="stats-tags")
         yield Footer()
@@ -103,7 +104,7 @@ class StatsScreen(Screen[None]):
             BarRow(f"{monday:%b} {monday.day:>2}", p / n, f"{percent(n, p):>4} of {n}")
             if n
             else BarRow(f"{monday:%b} {monday.day:>2}", None, "no reviews")
-            for monday, n, p in stats.retention_weekly
+            for monday, n, p in studied_weeks(stats)
         )
 
     def _show_topics(self, stats: Stats) -> None:
