@@ -650,3 +650,47 @@ async def test_card_history_shows_the_learners_local_time(
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
+
+
+async def test_q_leaves_browse_as_it_leaves_every_other_screen(app: InfracardsApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.screen, BrowseScreen)
+        await pilot.press("slash")
+        await pilot.pause()
+        await pilot.press("q")  # typed into the search box, it is a letter
+        assert app.screen.query_one(Input).value == "q"
+        await pilot.press("enter", "q")
+        assert isinstance(app.screen, HomeScreen)
+
+
+async def test_the_keys_help_opens_with_question_mark_or_f1_and_esc_closes_it(
+    app: InfracardsApp,
+) -> None:
+    """On every screen; Esc closes only the panel, not the screen under it."""
+    from textual.widgets import HelpPanel
+
+    from infracards.tui.screens.stats import StatsScreen
+
+    async with app.run_test(size=SIZE) as pilot:
+        for keys, kind in (
+            ((), HomeScreen),
+            (("r",), ReviewScreen),
+            (("q", "b"), BrowseScreen),
+            (("enter",), CardScreen),
+            (("escape", "escape", "s"), StatsScreen),
+            (("escape", "r", "space", "4", "q"), SummaryScreen),
+        ):
+            await pilot.press(*keys)
+            await pilot.pause()
+            assert isinstance(app.screen, kind)
+            for opener in ("question_mark", "f1"):
+                await pilot.press(opener)
+                await pilot.pause()
+                assert app.screen.query(HelpPanel), (kind, opener)
+                await pilot.press("escape")
+                await pilot.pause()
+                assert isinstance(app.screen, kind) and not app.screen.query(HelpPanel)
+            await pilot.press("f1", "f1")  # F1 again hides it too
+            assert not app.screen.query(HelpPanel)

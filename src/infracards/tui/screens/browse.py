@@ -39,7 +39,7 @@ class BrowseScreen(Screen[None]):
 
     BINDINGS = [
         Binding("/", "focus_search", "Search", id="search"),
-        Binding("escape", "back", "Back", id="back"),
+        Binding("escape,q", "back", "Back", id="back"),
     ]
 
     def __init__(self, context: AppContext, *, deck_id: str | None = None) -> None:
