@@ -694,3 +694,24 @@ async def test_the_keys_help_opens_with_question_mark_or_f1_and_esc_closes_it(
                 assert isinstance(app.screen, kind) and not app.screen.query(HelpPanel)
             await pilot.press("f1", "f1")  # F1 again hides it too
             assert not app.screen.query(HelpPanel)
+
+
+async def test_dragging_over_the_answer_copies_its_text(app: InfracardsApp) -> None:
+    """Not the widget's name (``AnswerLines#card-answer``)."""
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r", "space")
+        await pilot.pause()
+        answer = app.screen.query_one(AnswerLines)
+        lines = list(lines_text(answer.rendered))
+        row = next(y for y, line in enumerate(lines) if "All-Reduce 把每个" in line)
+        end = len(lines[row + 2].rstrip())
+        top = answer.content_region.y - answer.region.y  # the widget's padding
+        await pilot.mouse_down(answer, offset=(0, top + row))
+        await pilot.hover(answer, offset=(end + 20, top + row + 2))
+        await pilot.mouse_up(answer, offset=(end + 20, top + row + 2))
+        await pilot.pause()
+        selected = app.screen.get_selected_text()
+        assert selected is not None
+        assert selected.splitlines()[0].strip() == lines[row].strip()
+        await pilot.press("ctrl+c")
+        assert app.clipboard == selected and "AnswerLines" not in app.clipboard

@@ -12,13 +12,16 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.geometry import Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
@@ -82,7 +85,11 @@ def _markdown_class() -> type[Markdown]:
 
 
 class AnswerLines(Widget):
-    """Draws pre-rendered lines; only the rows in view are ever drawn (Textual's line API)."""
+    """Draws pre-rendered lines; only the rows in view are ever drawn (Textual's line API).
+
+    The mouse selects its text as in any Textual widget: each drawn line carries the text
+    offsets that selection maps the pointer to, and ``get_selection`` gives the lines' text.
+    """
 
     DEFAULT_CSS = "AnswerLines { height: auto; }"
 
@@ -102,7 +109,35 @@ class AnswerLines(Widget):
         if y >= len(strips):
             return Strip.blank(self.size.width, self.rich_style)
         # Lines were rendered without a background: lay them on the widget's own colours.
-        return strips[y].apply_style(self.rich_style)
+        line = strips[y].apply_style(self.rich_style)
+        selection = self.text_selection
+        span = selection.get_span(y) if selection is not None else None
+        if span is not None:
+            line = _highlighted(
+                line, span, self.screen.get_component_rich_style("screen--selection")
+            )
+        return line.apply_offsets(0, y)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected part of the answer's text, as laid out (one line per drawn line)."""
+        text = "\n".join(strip.text.rstrip() for strip in self.rendered.strips)
+        return selection.extract(text), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
+
+
+def _highlighted(line: Strip, span: tuple[int, int], style: Style) -> Strip:
+    """``line`` with the characters ``span`` covers (end -1: to the end) in ``style``.
+    Spans count characters and strips cells, which differ for CJK text (two cells each)."""
+    text = line.text
+    start, end = span
+    end = len(text) if end == -1 else min(end, len(text))
+    if start >= end:
+        return line
+    first, last = cell_len(text[:start]), cell_len(text[:end])
+    before, chosen, after = line.divide([first, last, line.cell_length])
+    return Strip.join([before, chosen.apply_style(style), after])
 
 
 class CardView(VerticalScroll):
