@@ -16,7 +16,7 @@ from infracards.cli import main
 from infracards.errors import ProgressError
 from infracards.services.export import import_document, parse_document, write_csv, write_json
 from infracards.store.db import open_store, transaction
-from infracards.store.queries import card_history, find_card
+from infracards.store.reads import card_history, find_card
 from tests.conftest import grade_by_id
 
 SCHEMA = json.loads(

@@ -12,7 +12,8 @@ from sqlalchemy import create_engine
 
 from infracards.errors import StoreError
 from infracards.paths import database_path
-from infracards.store.db import SCHEMA_HEAD, alembic_config, backup_database, migrate, open_store
+from infracards.store.db import alembic_config, backup_database, migrate, open_store
+from infracards.store.file import SCHEMA_HEAD
 from tests.store.test_counts import assert_counts_match
 
 

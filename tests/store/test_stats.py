@@ -32,7 +32,7 @@ from infracards.services.report import write_report
 from infracards.store import stats as stats_module
 from infracards.store.db import open_store, transaction
 from infracards.store.models import Card, Review
-from infracards.store.queries import find_card
+from infracards.store.reads import find_card
 from infracards.store.stats import (
     Stats,
     TagStats,

@@ -19,15 +19,8 @@ from infracards.services.study import grade_card, undo_grade
 from infracards.store.db import session_connection, transaction
 from infracards.store.grading import REVIEW_COLUMNS, load_state
 from infracards.store.models import CardState, Review
-from infracards.store.queries import (
-    browse_rows,
-    build_queue,
-    card_history,
-    deck_summaries,
-    find_card,
-    load_card,
-    set_card_state,
-)
+from infracards.store.queries import browse_rows, build_queue, set_card_state
+from infracards.store.reads import card_history, deck_summaries, find_card, load_card
 from tests.conftest import SAMPLE_DECK, grade_by_id
 
 

@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Input, Static
 
 from infracards.store.db import transaction
 from infracards.store.models import StudySession
-from infracards.store.queries import card_history, find_card
+from infracards.store.reads import card_history, find_card
 from infracards.tui.app import InfracardsApp
 from infracards.tui.context import AppContext
 from infracards.tui.screens.browse import BrowseScreen
@@ -134,7 +134,7 @@ async def test_browse_search_tag_filter_and_open(app: InfracardsApp) -> None:
 
 async def test_review_with_nothing_due_returns_home(app: InfracardsApp, engine: Engine) -> None:
     with transaction(engine) as session:
-        from infracards.store.queries import save_setting
+        from infracards.store.reads import save_setting
 
         save_setting(session, key="new-per-day", value="0")
     async with app.run_test(size=SIZE) as pilot:
@@ -540,7 +540,7 @@ async def test_browse_lists_a_big_deck_a_page_at_a_time(
 async def test_the_theme_chosen_is_kept_for_the_next_run(
     context: AppContext, engine: Engine
 ) -> None:
-    from infracards.store.queries import save_setting
+    from infracards.store.reads import save_setting
 
     app = InfracardsApp(context)
     default = app.theme

@@ -65,7 +65,7 @@ def require_terminal() -> None:
 def launch_app(engine: Engine, *, start_review: str | None) -> int:
     require_terminal()
     from infracards.services.answers import AnswerBook
-    from infracards.services.study import local_now
+    from infracards.services.settings import local_now
     from infracards.tui.app import InfracardsApp  # deferred: Textual is needed only here
     from infracards.tui.context import AppContext
 

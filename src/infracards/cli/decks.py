@@ -56,7 +56,7 @@ def run_deck_check(args: argparse.Namespace) -> int:
 def run_deck_list(args: argparse.Namespace) -> int:
     from infracards.services.formatting import plural
     from infracards.services.library import deck_overview
-    from infracards.services.study import local_now
+    from infracards.services.settings import local_now
 
     summaries = deck_overview(open_home(), now=local_now()).decks
     if args.json:

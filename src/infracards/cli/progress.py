@@ -61,8 +61,8 @@ def register(commands: Commands) -> None:
 
 def run_stats(args: argparse.Namespace) -> int:
     from infracards.services.formatting import stats_document, stats_report
+    from infracards.services.settings import local_now
     from infracards.services.statistics import load_stats
-    from infracards.services.study import local_now
 
     stats = load_stats(open_home(), now=local_now(), deck_id=args.deck)
     if args.json:
@@ -74,7 +74,7 @@ def run_stats(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     from infracards.services.export import export_progress
-    from infracards.services.study import local_now
+    from infracards.services.settings import local_now
 
     engine = open_home()
 

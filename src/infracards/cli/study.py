@@ -58,7 +58,7 @@ def run_review(args: argparse.Namespace) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     from infracards.services.library import deck_overview
-    from infracards.services.study import local_now
+    from infracards.services.settings import local_now
     from infracards.services.unlock import key_status
 
     engine = open_home()

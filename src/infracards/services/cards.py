@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING
 
 from infracards.errors import InfracardsError
 from infracards.records import Answer, CardRecord, ReviewEntry
 from infracards.services.answers import AnswerBook
-from infracards.store.db import transaction
-from infracards.store.queries import (
+from infracards.store.file import reading
+from infracards.store.reads import (
     active_card_ids,
     card_history,
     card_id_spans,
     find_card,
     load_card,
 )
+
+if TYPE_CHECKING:
+    from infracards.store.file import Store
 
 
 def names_card(typed: str, card_id: str) -> bool:
@@ -41,26 +43,26 @@ def _split_number(card_id: str) -> tuple[str, int | None]:
     return (stem, int(digits)) if digits else (card_id, None)
 
 
-def lookup_card(engine: Engine, *, card_id: str, deck_id: str | None = None) -> CardRecord:
+def lookup_card(store: Store, *, card_id: str, deck_id: str | None = None) -> CardRecord:
     """The card with this id (exactly, else as ``names_card`` reads it), or an error that
     names the ids each deck has, or the cards it could mean."""
-    with transaction(engine) as session:
-        cards = find_card(session, card_id=card_id, deck_id=deck_id)
+    with reading(store) as db:
+        cards = find_card(db, card_id=card_id, deck_id=deck_id)
         if not cards:
             named = [
                 (deck, active)
-                for deck, active in active_card_ids(session, deck_id=deck_id)
+                for deck, active in active_card_ids(db, deck_id=deck_id)
                 if names_card(card_id, active)
             ]
             if len(named) == 1:
-                cards = find_card(session, card_id=named[0][1], deck_id=named[0][0])
+                cards = find_card(db, card_id=named[0][1], deck_id=named[0][0])
             elif named:
                 could = " or ".join(f"{active} in {deck}" for deck, active in named)
                 raise InfracardsError(
                     f"card {card_id!r} could be {could}; pick one with --deck"
                     + ("" if deck_id is None else " or type the whole id")
                 )
-        spans = card_id_spans(session, deck_id=deck_id) if not cards else []
+        spans = card_id_spans(db, deck_id=deck_id) if not cards else []
     if not cards:
         where = f" in deck {deck_id!r}" if deck_id else ""
         hint = "; ".join(f"{deck} has {first} … {last}" for deck, first, last in spans)
@@ -73,17 +75,17 @@ def lookup_card(engine: Engine, *, card_id: str, deck_id: str | None = None) -> 
     return cards[0]
 
 
-def open_answer(engine: Engine, home: Path, card: CardRecord) -> tuple[Answer | None, list[str]]:
+def open_answer(store: Store, home: Path, card: CardRecord) -> tuple[Answer | None, list[str]]:
     """The card's answer (None while sealed and locked) and notices about stored keys."""
     if not card.locked:
         return AnswerBook().answer_for(card), []
     from infracards.services.unlock import open_saved_keys
 
-    opened, notices = open_saved_keys(engine, home, only=card.deck_id)
+    opened, notices = open_saved_keys(store, home, only=card.deck_id)
     return AnswerBook(opened).answer_for(card), notices
 
 
-def card_detail(engine: Engine, *, pk: int) -> tuple[CardRecord, list[ReviewEntry]]:
+def card_detail(store: Store, *, pk: int) -> tuple[CardRecord, list[ReviewEntry]]:
     """A card and its whole review log, oldest first (the card screen)."""
-    with transaction(engine) as session:
-        return load_card(session, pk=pk), card_history(session, pk=pk)
+    with reading(store) as db:
+        return load_card(db, pk=pk), card_history(db, pk=pk)

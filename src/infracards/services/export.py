@@ -35,7 +35,7 @@ from infracards.store.progress import (
     review_rows,
     store_replay,
 )
-from infracards.store.queries import load_prefs
+from infracards.store.reads import load_prefs
 
 PROGRESS_FORMAT = "infracards-progress/v1"
 CHUNK = 5000

@@ -32,10 +32,10 @@ from infracards.store.db import checkpoint, transaction
 from infracards.store.queries import (
     build_queue,
     end_session,
-    load_card,
     load_queue_page,
     start_session,
 )
+from infracards.store.reads import load_card
 
 
 @dataclass(frozen=True, slots=True)

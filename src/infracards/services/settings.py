@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING
 
 from infracards.errors import InfracardsError
 from infracards.records import PREF_KEYS, StudyPrefs
 from infracards.scheduler import study_day
-from infracards.store.db import transaction
-from infracards.store.queries import load_prefs, load_setting, save_setting
+from infracards.store.file import reading, writing
+from infracards.store.reads import load_prefs, load_setting, save_setting
+
+if TYPE_CHECKING:
+    from infracards.store.file import Store
 
 SETTING_NAMES = tuple(sorted(PREF_KEYS.values()))
 """What `infracards config KEY` accepts."""
@@ -18,14 +20,19 @@ _WHOLE_NUMBER_LIMITS = {"new-per-day": (0, 9999), "rollover-hour": (0, 23)}
 THEME_SETTING = "theme"
 
 
-def study_prefs(engine: Engine) -> StudyPrefs:
-    with transaction(engine) as session:
-        return load_prefs(session)
+def local_now() -> datetime:
+    """The wall clock in the learner's own time zone (study days are local days)."""
+    return datetime.now().astimezone()
 
 
-def study_day_at(engine: Engine, *, now: datetime) -> date:
+def study_prefs(store: Store) -> StudyPrefs:
+    with reading(store) as db:
+        return load_prefs(db)
+
+
+def study_day_at(store: Store, *, now: datetime) -> date:
     """The study day ``now`` falls on under the learner's rollover hour."""
-    return study_day(now, rollover_hour=study_prefs(engine).rollover_hour)
+    return study_day(now, rollover_hour=study_prefs(store).rollover_hour)
 
 
 def validate_setting(key: str, value: str) -> str:
@@ -40,15 +47,15 @@ def validate_setting(key: str, value: str) -> str:
     return str(int(value))
 
 
-def change_setting(engine: Engine, *, key: str, value: str) -> None:
+def change_setting(store: Store, *, key: str, value: str) -> None:
     stored = validate_setting(key, value)
-    with transaction(engine, write=True) as session:
-        save_setting(session, key=key, value=stored)
+    with writing(store) as db:
+        save_setting(db, key=key, value=stored)
 
 
-def current_settings(engine: Engine) -> dict[str, str]:
+def current_settings(store: Store) -> dict[str, str]:
     """Every study setting as `infracards config` prints it."""
-    prefs = study_prefs(engine)
+    prefs = study_prefs(store)
     return {
         "new-per-day": str(prefs.new_per_day),
         "rollover-hour": str(prefs.rollover_hour),
@@ -56,12 +63,12 @@ def current_settings(engine: Engine) -> dict[str, str]:
     }
 
 
-def saved_theme(engine: Engine) -> str | None:
+def saved_theme(store: Store) -> str | None:
     """The colour theme chosen in an earlier run of the app."""
-    with transaction(engine) as session:
-        return load_setting(session, key=THEME_SETTING)
+    with reading(store) as db:
+        return load_setting(db, key=THEME_SETTING)
 
 
-def save_theme(engine: Engine, theme: str) -> None:
-    with transaction(engine, write=True) as session:
-        save_setting(session, key=THEME_SETTING, value=theme)
+def save_theme(store: Store, theme: str) -> None:
+    with writing(store) as db:
+        save_setting(db, key=THEME_SETTING, value=theme)

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine
-
+from infracards.records import Stats
 from infracards.services.library import require_deck
 from infracards.services.settings import study_day_at
-from infracards.store.db import transaction
-from infracards.store.stats import Stats, compute_stats
+from infracards.store.file import reading
+from infracards.store.stats import compute_stats
+
+if TYPE_CHECKING:
+    from infracards.store.file import Store
 
 
-def load_stats(engine: Engine, *, now: datetime, deck_id: str | None = None) -> Stats:
+def load_stats(store: Store, *, now: datetime, deck_id: str | None = None) -> Stats:
     if deck_id is not None:
-        require_deck(engine, deck_id)
-    today = study_day_at(engine, now=now)
-    with transaction(engine) as session:
-        return compute_stats(session, today=today, deck_id=deck_id)
+        require_deck(store, deck_id)
+    today = study_day_at(store, now=now)
+    with reading(store) as db:
+        return compute_stats(db, today=today, deck_id=deck_id)

@@ -9,9 +9,11 @@ from sqlalchemy import Engine
 
 from infracards.records import CardRecord
 from infracards.scheduler import SM2State, review
-from infracards.store.db import transaction, write_connection
+from infracards.store.db import transaction
+from infracards.store.file import writing
 from infracards.store.grading import load_state, log_review, replace_state, write_state
-from infracards.store.queries import load_card, undo_review
+from infracards.store.queries import undo_review
+from infracards.store.reads import load_card
 
 CHECKPOINT_EVERY = 20
 """Grades between two write-ahead log checkpoints taken off the grading path (~260 log pages)."""
@@ -27,10 +29,6 @@ class Graded:
     drill: bool
     after: SM2State
     due: date | None
-
-
-def local_now() -> datetime:
-    return datetime.now().astimezone()
 
 
 def next_intervals(state: SM2State) -> dict[int, int]:
@@ -57,7 +55,7 @@ def grade_card(
     the state as it is and leaves it alone.
     """
     reviewed_at = now.astimezone(UTC)
-    with write_connection(engine) as connection:
+    with writing(engine) as connection:
         before, due_before = card.state, card.due
         if drill:
             before, due_before = load_state(connection, pk=card.pk)

@@ -1,4 +1,6 @@
-"""Opening the SQLite store: checks, backup, migration to head, engine settings."""
+"""The SQLAlchemy engine over the store: migrations to head (with a backup first), the ORM's
+transactions, and the pooled sqlite3 connection for plain SQL. The checks made before any open
+and the connection settings are ``store.file``'s, shared with the commands that need no ORM."""
 
 from __future__ import annotations
 
@@ -14,24 +16,13 @@ from sqlalchemy.exc import DatabaseError, SQLAlchemyError
 from sqlmodel import Session
 
 from infracards.errors import StoreError
-from infracards.paths import database_path, migrations_dir
-
-SCHEMA_HEAD = "0003"
-"""The newest Alembic revision this app knows (a test keeps it equal to the scripts' head)."""
-BUSY_TIMEOUT_MS = 5000
-PAGE_SIZE = 8192
-"""For new databases: a card row is ~2.5 KB, so 8 KB pages hold three where 4 KB held one."""
-_SQLITE_MAGIC = b"SQLite format 3\x00"
+from infracards.paths import migrations_dir
+from infracards.store.file import configure_connection, prepare, store_error
 
 
 def open_store(home: Path) -> Engine:
     """Open (creating and migrating if needed) the database in ``home``."""
-    _ensure_home(home)
-    path = database_path(home)
-    revision = _current_revision(path)
-    if revision != SCHEMA_HEAD:
-        _upgrade(path, revision)
-    return _engine(path)
+    return _engine(prepare(home))
 
 
 def _engine(path: Path, *, foreign_keys: bool = True) -> Engine:
@@ -59,26 +50,26 @@ def transaction(engine: Engine, *, write: bool = False) -> Iterator[Session]:
     try:
         with Session(bind, expire_on_commit=False) as session, session.begin():
             yield session
-    except DatabaseError as error:  # SQLAlchemy's wrapper of sqlite3's error
-        store_error = _store_error(error.orig, engine)
-        if store_error is None:
+    # SQLAlchemy's wrapper of sqlite3's error, or sqlite3's own from plain SQL (store.reads)
+    except (DatabaseError, sqlite3.DatabaseError) as error:
+        translated = _store_error(error.orig if isinstance(error, DatabaseError) else error, engine)
+        if translated is None:
             raise
-        raise store_error from error
+        raise translated from error
 
 
 @contextmanager
-def write_connection(engine: Engine) -> Iterator[sqlite3.Connection]:
-    """``transaction(engine, write=True)`` on the pooled sqlite3 connection itself.
-
-    Same write lock, same COMMIT and fsync; for the grade, whose few statements would
-    otherwise spend more time in the Session and SQLAlchemy's statement layer than in SQLite.
-    """
+def driver_transaction(engine: Engine, begin: str) -> Iterator[sqlite3.Connection]:
+    """A transaction (``BEGIN DEFERRED`` or ``IMMEDIATE``) on the pooled sqlite3 connection
+    itself, for ``store.file.reading`` and ``writing``: the plain SQL of ``store.reads``, and
+    the grade, whose few statements would otherwise spend more time in the Session and
+    SQLAlchemy's statement layer than in SQLite. Same locks, same COMMIT and fsync."""
     try:
         pooled = engine.raw_connection()
         try:
             connection = pooled.driver_connection
             assert connection is not None
-            connection.execute("BEGIN IMMEDIATE")
+            connection.execute(begin)
             try:
                 yield connection
             except BaseException:
@@ -88,12 +79,10 @@ def write_connection(engine: Engine) -> Iterator[sqlite3.Connection]:
         finally:
             pooled.close()
     except (sqlite3.DatabaseError, DatabaseError) as error:  # SQLAlchemy's when connecting
-        store_error = _store_error(
-            error.orig if isinstance(error, DatabaseError) else error, engine
-        )
-        if store_error is None:
+        translated = _store_error(error.orig if isinstance(error, DatabaseError) else error, engine)
+        if translated is None:
             raise
-        raise store_error from error
+        raise translated from error
 
 
 def session_connection(session: Session) -> sqlite3.Connection:
@@ -123,31 +112,7 @@ def checkpoint(engine: Engine) -> bool:
 
 
 def _store_error(error: BaseException | None, engine: Engine) -> StoreError | None:
-    """What to tell the learner about an sqlite3 error; None for a bug (a broken constraint).
-
-    SQLite reports a damaged file ("database disk image is malformed") as a plain
-    DatabaseError, and gets the same advice as a file found damaged when it is opened.
-    """
-    if isinstance(error, sqlite3.OperationalError):
-        return _operational(str(error))
-    if type(error) is sqlite3.DatabaseError:
-        return _damaged(Path(engine.url.database or ""), str(error))
-    return None
-
-
-def _operational(text: str) -> StoreError:
-    if "locked" in text or "busy" in text:
-        return StoreError(
-            "the database is busy: another infracards process has been writing for more than "
-            f"{BUSY_TIMEOUT_MS // 1000} s; nothing was changed, try again"
-        )
-    if "disk is full" in text or "database or disk is full" in text:
-        return StoreError("the disk is full; nothing was changed: free some space and try again")
-    if "readonly" in text or "read-only" in text:
-        return StoreError(
-            "the database is read-only; nothing was changed: check the folder's permissions"
-        )
-    return StoreError(f"database error: {text}; nothing was changed")
+    return store_error(error, Path(engine.url.database or ""))
 
 
 def _begin(connection: Connection) -> None:
@@ -158,67 +123,12 @@ def _begin(connection: Connection) -> None:
 def _configure_connection(connection: sqlite3.Connection, _record: Any) -> None:
     # SQLAlchemy's "begin" event issues BEGIN itself, so it can ask for the write lock up front.
     connection.isolation_level = None
-    cursor = connection.cursor()
-    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    # Takes effect on a new database only; an existing one keeps its page size. A 100k-card
-    # store: 397 → 266 MiB, and the commit that loads it 1.8 → 1.1 s.
-    cursor.execute(f"PRAGMA page_size={PAGE_SIZE}")
-    cursor.execute("PRAGMA journal_mode=WAL")
-    # FULL: a grade acknowledged on screen survives a power cut, not only a crash.
-    cursor.execute("PRAGMA synchronous=FULL")
-    cursor.close()
+    configure_connection(connection)
 
 
-def _ensure_home(home: Path) -> None:
-    try:
-        home.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError as error:
-        raise StoreError(
-            f"cannot create the data folder {home} ({error.strerror}); "
-            "set INFRACARDS_HOME to a writable folder"
-        ) from None
-    if not home.is_dir():
-        raise StoreError(f"{home} is not a folder; set INFRACARDS_HOME to a writable folder")
-
-
-def _current_revision(path: Path) -> str | None:
-    """The database's Alembic revision (None for a new or empty file), read without SQLAlchemy."""
-    if not path.exists():
-        return None
-    try:
-        with path.open("rb") as handle:
-            header = handle.read(len(_SQLITE_MAGIC))
-    except OSError as error:
-        raise StoreError(f"cannot read {path} ({error.strerror})") from None
-    if not header:
-        return None
-    if header != _SQLITE_MAGIC:
-        raise _damaged(path, "it is not an SQLite database")
-    try:
-        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as connection:
-            connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
-            if "alembic_version" not in tables:
-                if tables:
-                    raise _damaged(path, "it holds tables infracards did not create")
-                return None
-            row = connection.execute("SELECT version_num FROM alembic_version").fetchone()
-    except sqlite3.DatabaseError as error:
-        raise _damaged(path, str(error)) from None
-    return row[0] if row else None
-
-
-def _damaged(path: Path, reason: str) -> StoreError:
-    backups = sorted(path.parent.glob(f"{path.name}.bak-*"))
-    restore = f"restore the newest backup, {backups[-1]}, or " if backups else ""
-    return StoreError(
-        f"{path} cannot be used: {reason}. It was left untouched; {restore}move it aside "
-        "and start again"
-    )
-
-
-def _upgrade(path: Path, revision: str | None) -> None:
-    """Migrate to head; an existing database is copied aside first."""
+def upgrade(path: Path, revision: str | None) -> None:
+    """Migrate to head (``store.file.prepare`` calls this for a store that is not at head);
+    an existing database is copied aside first, and one from a newer app is refused."""
     from alembic.script import ScriptDirectory  # 60 ms import, needed only when upgrading
 
     config = alembic_config()

@@ -13,11 +13,9 @@ from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from sqlalchemy import text
-from sqlmodel import Session
-
 from infracards.records import Stats, TagStats, Totals
 from infracards.scheduler.sm2 import PASSING_GRADE
+from infracards.store.reads import Database, driver
 
 HEATMAP_DAYS = 365
 FORECAST_DAYS = 30
@@ -104,7 +102,7 @@ FROM grouped
 """
 
 
-def compute_stats(session: Session, *, today: date, deck_id: str | None = None) -> Stats:
+def compute_stats(db: Database, *, today: date, deck_id: str | None = None) -> Stats:
     """All statistics for ``today`` (a study day), for one deck or (None) all decks."""
     first_monday = today - timedelta(days=today.weekday() + 7 * (WEEKS - 1))
     params: dict[str, Any] = {
@@ -119,8 +117,10 @@ def compute_stats(session: Session, *, today: date, deck_id: str | None = None) 
     }
     deck = _IN_DECK if deck_id is not None else ""
 
+    connection = driver(db)
+
     def rows(sql: str, deck: str = deck) -> list[Any]:
-        return list(session.execute(text(sql.format(deck=deck)), params))
+        return connection.execute(sql.format(deck=deck), params).fetchall()
 
     heatmap = tuple((date.fromisoformat(day), count) for day, count in rows(_HEATMAP))
     [(longest, current)] = rows(_STREAKS)
