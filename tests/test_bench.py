@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-WORKLOADS = {"load", "cold_start", "queue", "grade", "stats", "export", "unlock"}
+WORKLOADS = {"load", "cold_start", "queue", "grade", "stats", "export", "unlock", "cli"}
 ANKI_HAS = {"load", "cold_start", "queue", "grade", "stats"}
 
 
@@ -47,3 +47,6 @@ def test_quick_benchmark_reports_every_workload_for_every_side(tmp_path: Path) -
             assert workload["anki_s"] is None, name
     assert report["workloads"]["unlock"]["answers"] == 31
     assert report["workloads"]["grade"]["runs"] == 30
+    commands = report["workloads"]["cli"]["commands"]
+    assert set(commands) == {"--version", "--help", "status", "show", "unlock --status", "stats"}
+    assert all(row["runs"] >= 7 and row["floor_s"] > 0 for row in commands.values())

@@ -279,3 +279,54 @@ def test_counts_of_one_read_as_one_and_a_card_without_tags_has_no_dangling_dot(
     assert code == 0 and out.startswith("# c2\n\nWhat is a ring all-reduce?\n")
     # The deck is in English: so is the heading of its key points.
     assert out.endswith("\n\n## Key points\n\n- reduce-scatter, then all-gather\n")
+
+
+def test_show_config_and_unlock_status_print_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "show", "Q2", "--json")
+    card = json.loads(out)
+    assert code == 0 and (card["deck"], card["card_id"], card["sealed"], card["due"]) == (
+        "module03",
+        "q02",
+        False,
+        None,
+    )
+    assert card["tags"] == ["career", "frontier"] and card["prompt"].endswith("？")
+    assert card["answer"].startswith("## 核心回答") and card["key_points"]
+    assert run(capsys, "show", "q05", "--json")[:2] == (1, "")  # sealed: the same error
+
+    assert json.loads(run(capsys, "config", "--json")[1]) == {
+        "new-per-day": 10,
+        "rollover-hour": 4,
+        "study-locked": True,
+    }
+    code, out, _ = run(capsys, "config", "study-locked", "no", "--json")
+    assert (code, json.loads(out)) == (0, {"study-locked": False})
+
+    code, out, _ = run(capsys, "unlock", "--status", "--json")
+    assert (code, json.loads(out)) == (0, {"decks": [{"id": "module03", "status": "locked"}]})
+    code, out, err = run(capsys, "unlock", "--json", "GTA13")
+    assert (code, out) == (1, "") and "--json goes with --status" in err
+
+
+def test_import_prints_a_json_summary(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    run(capsys, "status")
+    exported = tmp_path / "progress.json"
+    assert run(capsys, "export", "-o", str(exported))[0] == 0
+    document = json.loads(exported.read_text(encoding="utf-8"))
+    review = {"card_id": "q01", "study_day": "2026-11-30", "grade": 4, "drill": False}
+    document["decks"][0]["reviews"] = [
+        {**review, "reviewed_at": "2026-11-30T02:00:00Z", "duration_ms": 900},
+        {**review, "reviewed_at": "2026-11-30T02:05:00Z", "duration_ms": 800, "drill": True},
+    ]
+    exported.write_text(json.dumps(document), encoding="utf-8")
+    summaries = [json.loads(run(capsys, "import", str(exported), "--json")[1]) for _ in "12"]
+    assert summaries == [
+        {
+            "file": str(exported),
+            "decks": ["module03"],
+            "reviews_added": added,
+            "reviews_already_here": 2 - added,
+            "cards_rescheduled": 1 if added else 0,
+        }
+        for added in (2, 0)
+    ]

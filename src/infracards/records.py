@@ -131,13 +131,6 @@ class StudyPrefs:
         return self.study_locked or deck_unlocked
 
 
-PREF_KEYS = {
-    "new_per_day": "new-per-day",
-    "rollover_hour": "rollover-hour",
-    "study_locked": "study-locked",
-}
-
-
 @dataclass(frozen=True, slots=True)
 class WeakCard:
     """A reviewed card that keeps slipping: low EF and lapses (grades below 3)."""

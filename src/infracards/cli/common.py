@@ -1,10 +1,15 @@
-"""What every command group shares: the store of this home, JSON output, the app's launch."""
+"""What every command group shares: the store of this home, JSON output, the app's launch.
+
+Two ways into the store: ``open_reader`` for the commands that read (and change a setting),
+with the standard library's ``sqlite3`` alone, and ``open_home`` for the app and the commands
+that load decks, import progress or unlock, with SQLAlchemy. Both open a store migrated to the
+app's schema with the built-in deck loaded, and both close it at exit.
+"""
 
 from __future__ import annotations
 
 import argparse
 import atexit
-import json
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -17,6 +22,8 @@ if TYPE_CHECKING:
     from typing import TypeAlias
 
     from sqlalchemy import Engine
+
+    from infracards.store.file import StoreFile
 
     Commands: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
     """What ``add_subparsers()`` returns: each group's ``register`` adds its commands to it."""
@@ -38,6 +45,19 @@ def open_home() -> Engine:
     return engine
 
 
+def open_reader() -> StoreFile:
+    """The store for a command that reads: no SQLAlchemy, unless the store must be created or
+    migrated, or the built-in deck (re)loaded (the first run, a new release of infracards)."""
+    from infracards.services.library import builtin_deck_to_load
+    from infracards.store.file import StoreFile
+
+    store = StoreFile.open(home())
+    atexit.register(store.close)
+    if builtin_deck_to_load(store) is not None:
+        open_home()
+    return store
+
+
 def _close_store(engine: ref[Engine]) -> None:
     """At exit, close the store's connections (SQLite folds its log back into the database
     file then). The entry point freezes the heap before exiting, so the final garbage
@@ -48,6 +68,8 @@ def _close_store(engine: ref[Engine]) -> None:
 
 
 def print_json(document: Any) -> None:
+    import json
+
     print(json.dumps(document, ensure_ascii=False, indent=2))
 
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from infracards.cli.common import open_home, print_json
+from infracards.cli.common import open_home, open_reader, print_json
 
 if TYPE_CHECKING:
     from infracards.cli.common import Commands
@@ -58,7 +58,7 @@ def run_deck_list(args: argparse.Namespace) -> int:
     from infracards.services.library import deck_overview
     from infracards.services.settings import local_now
 
-    summaries = deck_overview(open_home(), now=local_now()).decks
+    summaries = deck_overview(open_reader(), now=local_now()).decks
     if args.json:
         print_json(
             [

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from infracards.cli.common import DEFAULT_DECK, open_home
+from infracards.cli.common import DEFAULT_DECK, open_home, open_reader, print_json
 from infracards.errors import InfracardsError
 from infracards.paths import home
 
@@ -27,6 +27,7 @@ def register(commands: Commands) -> None:
     unlock.add_argument("--deck", default=DEFAULT_DECK, help=f"deck id (default: {DEFAULT_DECK})")
     unlock.add_argument("--stdin", action="store_true", help="read the key from standard input")
     unlock.add_argument("--status", action="store_true", help="show which decks are unlocked")
+    unlock.add_argument("--json", action="store_true", help="with --status: print one JSON object")
     unlock.set_defaults(handler=run_unlock)
 
     lock = commands.add_parser("lock", help="forget the stored card key of a deck")
@@ -48,14 +49,23 @@ def read_key(args: argparse.Namespace) -> str:
 
 
 def run_unlock(args: argparse.Namespace) -> int:
-    from infracards.seal import parse_license_key
-    from infracards.services.formatting import plural
     from infracards.services.unlock import key_status, unlock_deck
 
     if args.status:
-        for deck_id, status in key_status(open_home(), home()).items():
+        decks = key_status(open_reader(), home())
+        if args.json:
+            print_json(
+                {"decks": [{"id": deck, "status": status} for deck, status in decks.items()]}
+            )
+            return 0
+        for deck_id, status in decks.items():
             print(f"{deck_id}\t{status}")
         return 0
+    if args.json:
+        raise InfracardsError("--json goes with --status; an unlock prints one line")
+    from infracards.seal import parse_license_key
+    from infracards.services.formatting import plural
+
     typed = read_key(args)
     masked = parse_license_key(typed).masked  # typos are caught before any file is opened
     opened = unlock_deck(open_home(), home(), deck_id=args.deck, typed_key=typed)

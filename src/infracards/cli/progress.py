@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from infracards.cli.common import open_home, print_json
+from infracards.cli.common import open_home, open_reader, print_json
 from infracards.errors import InfracardsError
 
 if TYPE_CHECKING:
@@ -56,6 +56,7 @@ def register(commands: Commands) -> None:
     )
     importer.add_argument("path", type=Path, metavar="FILE")
     importer.add_argument("--deck", help="import only this deck's progress from the file")
+    importer.add_argument("--json", action="store_true", help="print a JSON summary")
     importer.set_defaults(handler=run_import)
 
 
@@ -64,7 +65,7 @@ def run_stats(args: argparse.Namespace) -> int:
     from infracards.services.settings import local_now
     from infracards.services.statistics import load_stats
 
-    stats = load_stats(open_home(), now=local_now(), deck_id=args.deck)
+    stats = load_stats(open_reader(), now=local_now(), deck_id=args.deck)
     if args.json:
         print_json(stats_document(stats))
     else:
@@ -118,6 +119,17 @@ def run_import(args: argparse.Namespace) -> int:
 
     document = read_progress(args.path)
     report = import_progress(open_home(), document, source=str(args.path), only_deck=args.deck)
+    if args.json:
+        print_json(
+            {
+                "file": str(args.path),
+                "decks": list(report.decks),
+                "reviews_added": report.added,
+                "reviews_already_here": report.already_present,
+                "cards_rescheduled": report.cards_recomputed,
+            }
+        )
+        return 0
     print(
         f"Imported {plural(report.added, 'review')} into {', '.join(report.decks) or 'no deck'} "
         f"({report.already_present} already here); "

@@ -6,10 +6,10 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from infracards.cli.common import DEFAULT_DECK, launch_app, open_home, print_json
+from infracards.cli.common import DEFAULT_DECK, launch_app, open_home, open_reader, print_json
 from infracards.errors import InfracardsError
 from infracards.paths import home
-from infracards.records import PREF_KEYS
+from infracards.setting_names import SETTING_NAMES
 
 if TYPE_CHECKING:
     from infracards.cli.common import Commands
@@ -29,6 +29,7 @@ def register(commands: Commands) -> None:
     show = commands.add_parser("show", help="print a card's prompt and answer as Markdown")
     show.add_argument("card_id", metavar="CARD_ID", help="card id such as q05")
     show.add_argument("--deck", help="deck id, when several decks have this card id")
+    show.add_argument("--json", action="store_true", help="print one JSON object")
     show.set_defaults(handler=run_show)
 
     config = commands.add_parser(
@@ -37,8 +38,9 @@ def register(commands: Commands) -> None:
         description="Settings: new-per-day (default 10), rollover-hour (0-23, default 4), "
         "study-locked (yes/no, default yes: study sealed cards question-only).",
     )
-    config.add_argument("key", nargs="?", choices=sorted(PREF_KEYS.values()), metavar="KEY")
+    config.add_argument("key", nargs="?", choices=SETTING_NAMES, metavar="KEY")
     config.add_argument("value", nargs="?", metavar="VALUE")
+    config.add_argument("--json", action="store_true", help="print one JSON object")
     config.set_defaults(handler=run_config)
 
 
@@ -61,9 +63,9 @@ def run_status(args: argparse.Namespace) -> int:
     from infracards.services.settings import local_now
     from infracards.services.unlock import key_status
 
-    engine = open_home()
-    overview = deck_overview(engine, now=local_now(), home=home())
-    keys = key_status(engine, home())
+    store = open_reader()
+    overview = deck_overview(store, now=local_now(), home=home())
+    keys = key_status(store, home())
     if args.json:
         decks = [
             {
@@ -98,9 +100,9 @@ def run_show(args: argparse.Namespace) -> int:
     from infracards.services.cards import lookup_card, open_answer
     from infracards.services.formatting import key_points_heading
 
-    engine = open_home()
-    card = lookup_card(engine, card_id=args.card_id, deck_id=args.deck)
-    answer, notices = open_answer(engine, home(), card)
+    store = open_reader()
+    card = lookup_card(store, card_id=args.card_id, deck_id=args.deck)
+    answer, notices = open_answer(store, home(), card)
     for notice in notices:
         print(f"infracards: {notice}", file=sys.stderr)
     if answer is None:
@@ -111,6 +113,20 @@ def run_show(args: argparse.Namespace) -> int:
             f"the answer to {card.card_id} is sealed; unlock deck {card.deck_id} with"
             f" `{unlock}` and your card key (卡密)"
         )
+    if args.json:
+        print_json(
+            {
+                "deck": card.deck_id,
+                "card_id": card.card_id,
+                "tags": list(card.tags),
+                "prompt": card.prompt,
+                "answer": answer.markdown,
+                "key_points": list(answer.key_points),
+                "sealed": card.sealed is not None,
+                "due": card.due.isoformat() if card.due else None,
+            }
+        )
+        return 0
     print(" · ".join(["# " + card.card_id, *([" ".join(card.tags)] if card.tags else [])]))
     print(f"\n{card.prompt}\n")
     print(answer.markdown.rstrip())
@@ -125,12 +141,17 @@ OPENS_APP = (run_app, run_review)
 
 
 def run_config(args: argparse.Namespace) -> int:
-    from infracards.services.settings import change_setting, current_settings
+    from infracards.services.settings import change_setting, current_settings, setting_value
 
-    engine = open_home()
+    store = open_reader()
     if args.value is not None:
-        change_setting(engine, key=args.key, value=args.value)
-    for key, value in current_settings(engine).items():
-        if args.key in (None, key):
-            print(f"{key} = {value}")
+        change_setting(store, key=args.key, value=args.value)
+    shown = {
+        key: value for key, value in current_settings(store).items() if args.key in (None, key)
+    }
+    if args.json:
+        print_json({key: setting_value(value) for key, value in shown.items()})
+        return 0
+    for key, value in shown.items():
+        print(f"{key} = {value}")
     return 0

@@ -12,8 +12,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from cryptography.exceptions import InvalidTag
-
 from infracards.errors import DeckCorruptedError, KeyNotValidError, KeyRevokedError, SealError
 from infracards.seal.crypto import (
     KEY_BYTES,
@@ -303,6 +301,8 @@ def open_release(
     )
     if slot is None:
         raise not_valid
+    from cryptography.exceptions import InvalidTag  # with the KDF: the first use of it
+
     kek = derive_kek(license_key.secret, slot[:SALT_BYTES], deck_id, license_key.kid, header.kdf)
     try:
         release_key = unwrap_slot(kek, slot, deck_id, release, license_key.kid)

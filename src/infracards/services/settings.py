@@ -6,7 +6,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from infracards.errors import InfracardsError
-from infracards.records import PREF_KEYS, StudyPrefs
+from infracards.records import StudyPrefs
 from infracards.scheduler import study_day
 from infracards.store.file import reading, writing
 from infracards.store.reads import load_prefs, load_setting, save_setting
@@ -14,8 +14,6 @@ from infracards.store.reads import load_prefs, load_setting, save_setting
 if TYPE_CHECKING:
     from infracards.store.file import Store
 
-SETTING_NAMES = tuple(sorted(PREF_KEYS.values()))
-"""What `infracards config KEY` accepts."""
 _WHOLE_NUMBER_LIMITS = {"new-per-day": (0, 9999), "rollover-hour": (0, 23)}
 THEME_SETTING = "theme"
 
@@ -51,6 +49,11 @@ def change_setting(store: Store, *, key: str, value: str) -> None:
     stored = validate_setting(key, value)
     with writing(store) as db:
         save_setting(db, key=key, value=stored)
+
+
+def setting_value(text: str) -> int | bool:
+    """A setting as JSON holds it: a whole number, or yes/no as true/false."""
+    return text == "yes" if text in ("yes", "no") else int(text)
 
 
 def current_settings(store: Store) -> dict[str, str]:

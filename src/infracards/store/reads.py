@@ -15,8 +15,9 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from infracards.records import PREF_KEYS, CardRecord, DeckSummary, ReviewEntry, StudyPrefs
+from infracards.records import CardRecord, DeckSummary, ReviewEntry, StudyPrefs
 from infracards.scheduler import SM2State
+from infracards.setting_names import PREF_KEYS
 
 if TYPE_CHECKING:
     from sqlmodel import Session
