@@ -330,3 +330,20 @@ def test_import_prints_a_json_summary(capsys: pytest.CaptureFixture[str], tmp_pa
         }
         for added in (2, 0)
     ]
+
+
+def test_each_group_lists_the_commands_it_registers() -> None:
+    """build_parser builds only the group a command line names, found by these names."""
+    from infracards.cli import GROUPS
+
+    parser = build_parser()
+    [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert list(commands.choices) == [name for group in GROUPS for name in group.COMMANDS]
+    for group in GROUPS:
+        for name in group.COMMANDS:
+            [only] = [
+                a
+                for a in build_parser([name])._actions
+                if isinstance(a, argparse._SubParsersAction)
+            ]
+            assert list(only.choices) == list(group.COMMANDS)

@@ -12,6 +12,10 @@ if TYPE_CHECKING:
     from infracards.cli.common import Commands
 
 
+COMMANDS = ("deck",)
+"""What ``register`` adds (the parser is built only for the group a command line names)."""
+
+
 def register(commands: Commands) -> None:
     deck = commands.add_parser("deck", help="load, check and list decks")
     deck_commands = deck.add_subparsers(title="deck commands", metavar="COMMAND", required=True)

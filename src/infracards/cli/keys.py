@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from infracards.cli.common import Commands
 
 
+COMMANDS = ("unlock", "lock")
+"""What ``register`` adds (the parser is built only for the group a command line names)."""
+
+
 def register(commands: Commands) -> None:
     unlock = commands.add_parser(
         "unlock",

@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from infracards.cli.common import Commands
 
 
+COMMANDS = ("stats", "export", "import")
+"""What ``register`` adds (the parser is built only for the group a command line names)."""
+
+
 def register(commands: Commands) -> None:
     stats = commands.add_parser(
         "stats", help="review calendar, streaks, 30-day forecast, retention and EF per topic"

@@ -13,6 +13,10 @@ if TYPE_CHECKING:
     from infracards.cli.common import Commands
 
 
+COMMANDS = ("publish",)
+"""What ``register`` adds (the parser is built only for the group a command line names)."""
+
+
 def register(commands: Commands) -> None:
     publish = commands.add_parser("publish", help="publisher tools: secret, card keys, sealing")
     publish_commands = publish.add_subparsers(

@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from infracards.cli.common import Commands
 
 
+COMMANDS = ("review", "status", "show", "config")
+"""What ``register`` adds (the parser is built only for the group a command line names)."""
+
+
 def register(commands: Commands) -> None:
     review = commands.add_parser("review", help="start reviewing today's cards in the app")
     review.add_argument("--deck", default=DEFAULT_DECK, help=f"deck id (default: {DEFAULT_DECK})")
