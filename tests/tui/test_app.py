@@ -38,12 +38,13 @@ def answer_on_screen(app: InfracardsApp) -> str:
 
 
 def text_of(rendered: RenderedLines) -> Counter[str]:
-    """The characters of laid-out lines, whatever the width: no spaces, no table rules."""
+    """The characters of laid-out lines, whatever the width: no spaces, table rules or the
+    marks of wrapped code lines (↪)."""
     return Counter(
         char
         for line in lines_text(rendered)
         for char in line
-        if not char.isspace() and not "\u2500" <= char <= "\u257f"
+        if not char.isspace() and not "\u2500" <= char <= "\u257f" and char != "↪"
     )
 
 

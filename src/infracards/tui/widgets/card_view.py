@@ -54,20 +54,25 @@ def render_answer(answer: Answer, *, width: int, points_title: str) -> RenderedL
     body = _markdown_class()(answer.markdown, code_theme=CODE_THEME, hyperlinks=False)
     lines = console.render_lines(body, console.options, pad=False)
     if answer.key_points:
-        points = Text(f"\n{points_title}\n", style="bold")
+        lines += console.render_lines(Text(f"\n{points_title}", style="bold"), pad=False)
+        points = Table.grid()  # a hanging indent: a wrapped point goes on under its first word
+        points.add_column(no_wrap=True)
+        points.add_column(overflow="fold")
         for point in answer.key_points:
-            points.append("  • ")
-            points.append(point)
-            points.append("\n")
+            points.add_row("  • ", Text(point))
         lines += console.render_lines(points, console.options, pad=False)
+        lines.append([])
     return RenderedLines(tuple(Strip(line) for line in lines), width, answer, points_title)
 
 
 @cache
 def _markdown_class() -> type[Markdown]:
     """Rich's Markdown, with table cells that wrap a word too long for a narrow column onto
-    the next line where Rich would cut it off with an ellipsis."""
+    the next line where Rich would cut it off with an ellipsis, and code blocks that wrap with
+    a continuation mark and a hanging indent (``code_block``)."""
     from rich.markdown import Markdown, TableElement  # 22 ms with Pygments: not before paint
+
+    from infracards.tui.widgets.code_block import WrappingCodeBlock
 
     class FoldingTable(TableElement):
         def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
@@ -80,7 +85,14 @@ def _markdown_class() -> type[Markdown]:
     return type(
         "AnswerMarkdown",
         (Markdown,),
-        {"elements": {**Markdown.elements, "table_open": FoldingTable}},
+        {
+            "elements": {
+                **Markdown.elements,
+                "table_open": FoldingTable,
+                "fence": WrappingCodeBlock,
+                "code_block": WrappingCodeBlock,
+            }
+        },
     )
 
 
