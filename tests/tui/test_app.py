@@ -6,6 +6,8 @@ from collections import Counter
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
+import pytest
+from rich.cells import cell_len
 from sqlalchemy import Engine
 from sqlmodel import select
 from textual.widgets import DataTable, Input, Static
@@ -227,8 +229,10 @@ async def test_a_long_answer_fits_beside_its_scrollbar(engine: Engine, context) 
         await pilot.pause()
         view = app.screen.query_one(CardView)
         strips = app.screen.query_one(AnswerLines).rendered.strips
-        assert len(strips) > 40 and view.show_vertical_scrollbar
-        assert max(strip.cell_length for strip in strips) <= view.scrollable_content_region.width
+        assert len(strips) > 40 and view.body.show_vertical_scrollbar
+        assert (
+            max(strip.cell_length for strip in strips) <= view.body.scrollable_content_region.width
+        )
 
 
 async def test_a_shown_answer_is_laid_out_again_when_the_terminal_is_resized(
@@ -290,8 +294,8 @@ async def test_the_grade_buttons_are_labelled_and_grade_even_when_revealed_at_on
         screen.action_reveal()
         buttons = screen.query_one(GradeBar).query(Button)
         assert [str(b.label).split()[0] for b in buttons] == ["0", "1", "2", "3", "4", "5"]
-        assert str(buttons[4].label) == "4 hesitant\n1 day"
         await pilot.pause()
+        assert str(buttons[4].label) == "4 hesitant\n1 day"  # labelled for the bar's width
         assert len(screen.query_one(GradeBar).query(Button)) == 6  # added once only
         await pilot.click("#grade-4")
         assert shown_card_id(app) == "q02"
@@ -570,23 +574,45 @@ async def test_browse_search_finds_words_in_answers_once_typing_pauses(
         assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["q01"]
 
 
-async def test_grade_buttons_say_what_they_do_in_a_narrow_terminal(app: InfracardsApp) -> None:
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (100, 32), (120, 40)])
+async def test_grade_buttons_are_compact_aligned_and_unambiguous(
+    app: InfracardsApp, size: tuple[int, int]
+) -> None:
+    """Every label is two whole lines (meaning, then outcome) inside its button at any width:
+    nothing wraps to a third line, nothing is cut, and an outcome never reads "again in 6
+    days" for "6 days, and again today"."""
     from textual.widgets import Button
 
     from infracards.tui.widgets.grade_bar import GradeBar
 
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await pilot.press("r", "space")
-        bar = app.screen.query_one(GradeBar)
-        assert bar.has_class("narrow")
-        labels = [str(button.label) for button in bar.query(Button)]
-        assert labels[1] == "1 wrong, knew\n1d again" and labels[5] == "5 perfect\n1d"
-        # Three lines (the meaning may wrap) fit inside each button's border.
-        assert all(button.content_region.height >= 3 for button in bar.query(Button))
-        await pilot.resize_terminal(100, 32)
         await pilot.pause()
-        assert not bar.has_class("narrow")
-        assert str(bar.query_one("#grade-1", Button).label) == "1 wrong, knew\n1 day +again"
+        bar = app.screen.query_one(GradeBar)
+        buttons = list(bar.query(Button))
+        labels = [str(button.label).split("\n") for button in buttons]
+        assert all(len(lines) == 2 for lines in labels), labels
+        for button, lines in zip(buttons, labels, strict=True):
+            room = button.content_region.width - 2 * button.styles.line_pad
+            assert all(cell_len(line) <= room for line in lines), lines
+            assert button.content_region.height >= 2
+        assert len({button.region.y for button in buttons}) == 1  # one row, same height
+        meanings, outcomes = zip(*labels, strict=True)
+        assert [meaning.split()[0] for meaning in meanings] == list("012345")
+        if size[0] >= 100:
+            assert meanings[1] == "1 wrong, knew" and outcomes[1] == "1 day +today"
+            assert outcomes[5] == "1 day"
+        else:
+            assert meanings == (
+                "0 blackout",
+                "1 ✗ knew",
+                "2 ✗ easy",
+                "3 hard",
+                "4 hesitant",
+                "5 perfect",
+            )
+            assert outcomes == ("1d +today",) * 4 + ("1d", "1d")
+        assert "again" not in " ".join(outcomes)  # a drill's "again" only ever means today
 
 
 def offered_keys(app: InfracardsApp) -> set[str]:
@@ -716,3 +742,70 @@ async def test_dragging_over_the_answer_copies_its_text(app: InfracardsApp) -> N
         assert selected.splitlines()[0].strip() == lines[row].strip()
         await pilot.press("ctrl+c")
         assert app.clipboard == selected and "AnswerLines" not in app.clipboard
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+async def test_notifications_cover_neither_the_grades_nor_the_card(
+    app: InfracardsApp, size: tuple[int, int]
+) -> None:
+    from textual.widgets._toast import Toast
+
+    from infracards.tui.widgets.card_view import CardView
+    from infracards.tui.widgets.grade_bar import GradeBar
+
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await pilot.press("r", "space", "5", "space", "u")  # the undo says so in a toast
+        await pilot.pause(0.2)
+        [toast] = app.screen.query(Toast)
+        view = app.screen.query_one(CardView)
+        for needed in (app.screen.query_one(GradeBar), view.body, view.query_one("#card-prompt")):
+            assert not toast.region.overlaps(needed.region), needed
+        assert toast.region.y == 0 and toast.region.height == 1
+
+
+LONG_PROMPT_DECK = """\
+format: infracards-deck/v1
+id: long
+title: Long prompts
+version: 1
+language: zh-CN
+cards:
+  - id: l1
+    prompt: "{prompt}"
+    answer: |
+{answer}
+"""
+
+
+async def test_the_prompt_stays_in_view_as_one_line_that_opens_whole(
+    engine: Engine, tmp_path: Path, context: AppContext
+) -> None:
+    """At 80×24 the answer scrolls under the prompt, which keeps one line (p: all of it)."""
+    from infracards.services.library import add_deck
+    from infracards.tui.widgets.card_view import CardView
+
+    prompt = "在 8 卡 H100 上训练 70B 模型，" * 8 + "显存怎么算？"
+    answer = "\n".join(f"      第 {n} 行：估算参数、梯度、优化器状态和激活。" for n in range(80))
+    deck = tmp_path / "long.yaml"
+    deck.write_text(LONG_PROMPT_DECK.format(prompt=prompt, answer=answer), encoding="utf-8")
+    add_deck(engine, deck)
+    app = InfracardsApp(context, start_review="long")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.screen.query_one(CardView)
+        line = view.query_one("#card-prompt")
+        assert line.region.height > 3  # the question: the whole prompt, wrapped
+        await pilot.press("space")
+        await pilot.pause()
+        top = line.region
+        assert top.height == 2 and view.prompt_collapsed  # one line and its rule
+        assert view.body.region.height >= 14  # the answer gets the rest
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause()
+        assert view.body.scroll_y > 0 and line.region == top  # still there, unmoved
+        await pilot.press("p")
+        await pilot.pause()
+        assert line.region.height > 3 and not view.prompt_collapsed
+        await pilot.click("#card-prompt")
+        await pilot.pause()
+        assert view.prompt_collapsed

@@ -19,6 +19,7 @@ class CardScreen(Screen[None]):
 
     BINDINGS = [
         Binding("k", "app.unlock", "Unlock", id="unlock"),
+        Binding("p", "toggle_prompt", "Question", id="prompt"),
         Binding("escape,q", "back", "Back", id="back"),
     ]
 
@@ -54,6 +55,7 @@ class CardScreen(Screen[None]):
         )
         prepared = prepare(self.context, card, width=view.answer_width)
         view.reveal(prepared.rendered, notice=prepared.notice)
+        self.call_after_refresh(self.refresh_bindings)  # `p` once the prompt's width is known
         table = self.query_one(DataTable)
         table.clear()
         for entry in history:
@@ -73,6 +75,16 @@ class CardScreen(Screen[None]):
 
     def on_answers_opened(self, _message: AnswersOpened) -> None:
         self.show()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "toggle_prompt":
+            return self.query_one(CardView).prompt_is_long
+        return True
+
+    def action_toggle_prompt(self) -> None:
+        """The whole question, or one line again."""
+        view = self.query_one(CardView)
+        view.expand_prompt(view.prompt_collapsed)
 
     def action_back(self) -> None:
         self.dismiss()

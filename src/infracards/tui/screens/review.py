@@ -47,6 +47,7 @@ class ReviewScreen(Screen[None]):
         Binding("0", "grade(0)", "Grade", key_display="0-5", id="grade"),
         *(Binding(str(quality), f"grade({quality})", show=False) for quality in range(1, 6)),
         Binding("u,ctrl+z", "undo", "Undo", id="undo"),
+        Binding("p", "toggle_prompt", "Question", id="prompt"),
         Binding("k", "app.unlock", "Unlock", id="unlock"),
         Binding("q,escape", "leave", "Leave", id="leave"),
     ]
@@ -99,6 +100,8 @@ class ReviewScreen(Screen[None]):
             return not self.revealed and self.card is not None
         if action == "undo":
             return self.can_undo
+        if action == "toggle_prompt":
+            return self.revealed and self.query_one(CardView).prompt_is_long
         return True
 
     def on_answers_opened(self, _message: AnswersOpened) -> None:
@@ -189,6 +192,11 @@ class ReviewScreen(Screen[None]):
             return
         self.show_current()
         self.notify(f"Undid grade {step.graded.quality} on {step.card.card_id}", timeout=2)
+
+    def action_toggle_prompt(self) -> None:
+        """The whole question, or one line again (once the answer is out)."""
+        view = self.query_one(CardView)
+        view.expand_prompt(view.prompt_collapsed)
 
     def action_leave(self) -> None:
         """Leave early: every grade so far is already committed."""

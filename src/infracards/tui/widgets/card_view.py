@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Size
 from textual.selection import Selection
 from textual.strip import Strip
@@ -152,19 +152,54 @@ def _highlighted(line: Strip, span: tuple[int, int], style: Style) -> Strip:
     return Strip.join([before, chosen.apply_style(style), after])
 
 
-class CardView(VerticalScroll):
-    """Shows one card; the screen decides what to show and when to reveal."""
+class PromptLine(Static):
+    """The card's prompt; a click shows it whole, or one line again."""
+
+    def on_click(self) -> None:
+        self.collapse(not self.has_class("collapsed"))
+
+    def collapse(self, collapsed: bool) -> None:
+        """One line, cut with an ellipsis, or (False) the whole prompt."""
+        if collapsed != self.has_class("collapsed"):
+            self.set_class(collapsed, "collapsed")
+            self.refresh(layout=True)  # the height follows the wrapping, which CSS alone keeps
+
+
+class CardView(Vertical):
+    """Shows one card; the screen decides what to show and when to reveal.
+
+    The id, tags and prompt stay in view above the answer, which scrolls on its own: on an
+    80×24 terminal the prompt scrolled away with the first lines of the answer. Shown in full
+    while it is the question; once the answer is out, one line (``expand_prompt`` shows it
+    all again, as does a click on it).
+    """
 
     def compose(self) -> ComposeResult:
         yield Static(id="card-meta")
-        yield Static(id="card-prompt")
-        yield Static(id="card-notice")
-        yield AnswerLines(id="card-answer")
+        yield PromptLine(id="card-prompt")
+        with VerticalScroll(id="card-body"):
+            yield Static(id="card-notice")
+            yield AnswerLines(id="card-answer")
+
+    @property
+    def body(self) -> VerticalScroll:
+        """The answer's scrolling area."""
+        return self.query_one("#card-body", VerticalScroll)
 
     @property
     def answer_width(self) -> int:
         """Cells available to the answer: the view less padding and its always-shown scrollbar."""
-        return max(20, self.scrollable_content_region.width)
+        return max(20, self.body.scrollable_content_region.width)
+
+    @property
+    def prompt_collapsed(self) -> bool:
+        return self.query_one(PromptLine).has_class("collapsed")
+
+    @property
+    def prompt_is_long(self) -> bool:
+        """Whether the prompt takes more than one line: only then is there more to show."""
+        line = self.query_one(PromptLine)
+        return cell_len(str(line.render())) > line.content_region.width
 
     def show_card(
         self, *, card_id: str, tags: tuple[str, ...], prompt: str, caption: str = ""
@@ -175,15 +210,22 @@ class CardView(VerticalScroll):
         )
         self.query_one("#card-meta", Static).update(meta)
         self.query_one("#card-prompt", Static).update(Text(prompt))
+        self.expand_prompt(True)
         self.hide_answer()
-        self.scroll_home(animate=False)
+        self.body.scroll_home(animate=False)
+
+    def expand_prompt(self, expanded: bool) -> None:
+        """The whole prompt, or (False) its first line, cut with an ellipsis."""
+        self.query_one(PromptLine).collapse(not expanded)
 
     def hide_answer(self) -> None:
         for widget_id in ("#card-notice", "#card-answer"):
             self.query_one(widget_id).display = False
 
     def reveal(self, rendered: RenderedLines | None, *, notice: str) -> None:
-        """Show the rendered answer, or ``notice`` when there is none (sealed, or damaged)."""
+        """Show the rendered answer, or ``notice`` when there is none (sealed, or damaged);
+        the prompt shrinks to one line to leave the answer the room."""
+        self.expand_prompt(False)
         if rendered is None:
             notice_widget = self.query_one("#card-notice", Static)
             notice_widget.update(Text(notice))
