@@ -809,3 +809,15 @@ async def test_the_prompt_stays_in_view_as_one_line_that_opens_whole(
         await pilot.click("#card-prompt")
         await pilot.pause()
         assert view.prompt_collapsed
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+async def test_home_shows_every_column_at_any_common_width(app: InfracardsApp, width: int) -> None:
+    """At 80 columns "Reviewed today" was out of sight, with nothing to say it was there."""
+    async with app.run_test(size=(width, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        labels = [str(column.label) for column in table.columns.values()]
+        assert len(labels) == 6 and labels[0] == "Deck" and labels[-1].startswith("Reviewed")
+        assert table.virtual_size.width <= table.size.width  # nothing scrolled out of sight
+        assert table.get_row("sample")[1:] == ["4", "4", "0", "1 locked", "0"]

@@ -50,15 +50,28 @@ def short_date(day: date) -> str:
     return f"{day:%b} {day.day}"
 
 
-def clip(text: str, cells: int) -> str:
-    """Cut and pad to ``cells`` terminal columns (CJK characters take two)."""
+def cells(text: str) -> int:
+    """Terminal columns ``text`` takes (CJK characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def clip(text: str, width: int) -> str:
+    """Cut and pad to ``width`` terminal columns (CJK characters take two)."""
     out, used = "", 0
     for char in text:
-        width = 2 if unicodedata.east_asian_width(char) in "WF" else 1
-        if used + width > cells:
+        size = cells(char)
+        if used + size > width:
             break
-        out, used = out + char, used + width
-    return out + " " * (cells - used)
+        out, used = out + char, used + size
+    return out + " " * (width - used)
+
+
+def ellipsize(text: str, width: int) -> str:
+    """``text`` in at most ``width`` columns: whole if it fits, else cut right before a "…"
+    (no gap where a CJK character did not fit, as Rich leaves: "是什 …")."""
+    if cells(text) <= width:
+        return text
+    return clip(text, max(0, width - 1)).rstrip() + "…"
 
 
 def sync_text(report: SyncReport) -> str:

@@ -7,9 +7,36 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from infracards.records import DeckSummary
+from infracards.services.formatting import cells, ellipsize
 from infracards.services.library import deck_overview, deck_to_open
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
+
+ROOMY_LABELS = ("Cards", "New today", "Due today", "Answers", "Reviewed today")
+COMPACT_LABELS = ("Cards", "New", "Due", "Answers", "Reviewed")
+"""The same columns (all of today), for a table too narrow for the first labels and the deck
+titles."""
+CELL_PADDING = 2
+"""A DataTable cell's padding, both sides together."""
+MIN_TITLE = 12
+
+
+def deck_columns(rows: list[tuple[str, ...]], width: int) -> list[tuple[str, int]]:
+    """(label, cells) of each column, the deck's title first, so that every column fits in
+    ``width`` (at 80 columns "Reviewed today" was out of sight): the roomy labels where the
+    titles fit beside them, else the compact ones, the titles cut with "…" if need be."""
+    titles = max([cells("Deck"), *(cells(row[0]) for row in rows)])
+    columns: list[tuple[str, int]] = []
+    for labels in (ROOMY_LABELS, COMPACT_LABELS):
+        columns = [
+            (label, max([cells(label), *(cells(row[i + 1]) for row in rows)]))
+            for i, label in enumerate(labels)
+        ]
+        room = width - sum(size + CELL_PADDING for _, size in columns) - CELL_PADDING
+        if room >= titles:
+            return [("Deck", titles), *columns]
+    return [("Deck", max(MIN_TITLE, room)), *columns]
 
 
 class HomeScreen(Screen[None]):
@@ -32,6 +59,7 @@ class HomeScreen(Screen[None]):
         self.context = context
         self.built = False
         """Whether the widgets exist: a screen pushed under another is built when first shown."""
+        self.summaries: tuple[DeckSummary, ...] = ()
 
     def compose(self) -> ComposeResult:
         if not self.is_active:
@@ -39,9 +67,7 @@ class HomeScreen(Screen[None]):
         self.built = True
         yield Header()
         yield Static("Select a deck, then press r to review or b to browse.", id="home-intro")
-        table: DataTable[str] = DataTable(id="deck-table", cursor_type="row", zebra_stripes=True)
-        table.add_columns("Deck", "Cards", "New today", "Due today", "Answers", "Reviewed today")
-        yield table
+        yield DataTable(id="deck-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     async def on_screen_resume(self) -> None:
@@ -57,24 +83,41 @@ class HomeScreen(Screen[None]):
         await self.app.run_action("app.review")
 
     def refresh_decks(self) -> None:
-        table = self.query_one(DataTable)
         context = self.context
-        summaries = deck_overview(context.engine, now=context.clock(), home=context.home).decks
+        self.summaries = deck_overview(context.engine, now=context.clock(), home=context.home).decks
+        self.show_decks()
+
+    def on_resize(self) -> None:
+        if self.built:
+            self.show_decks()
+
+    def show_decks(self) -> None:
+        """The table, its columns fitted to the screen's width (no column out of sight)."""
+        table = self.query_one(DataTable)
+        summaries = self.summaries
         studied = None if table.row_count else deck_to_open(self.context.engine)
         ids = [deck.deck_id for deck in summaries]
         cursor = ids.index(studied) if studied in ids else table.cursor_row
-        table.clear()
-        for deck in summaries:
-            if not deck.locked:
-                answers = "all free"
-            elif self.context.answers.is_unlocked(deck.deck_id):
-                answers = "unlocked"
-            else:
-                answers = f"{deck.locked} locked"
-            row = (deck.title, deck.total, deck.new_today, deck.due, answers, deck.reviews_today)
-            table.add_row(*map(str, row), key=deck.deck_id)
+        rows = [self.row(deck) for deck in summaries]
+        columns = deck_columns(rows, table.size.width or self.size.width - 4)
+        table.clear(columns=True)
+        for label, width in columns:
+            table.add_column(label, width=width)
+        title_cells = columns[0][1]
+        for deck, row in zip(summaries, rows, strict=True):
+            table.add_row(ellipsize(row[0], title_cells), *row[1:], key=deck.deck_id)
         if summaries:
             table.move_cursor(row=min(max(cursor, 0), len(summaries) - 1))
+
+    def row(self, deck: DeckSummary) -> tuple[str, ...]:
+        if not deck.locked:
+            answers = "all free"
+        elif self.context.answers.is_unlocked(deck.deck_id):
+            answers = "unlocked"
+        else:
+            answers = f"{deck.locked} locked"
+        values = (deck.title, deck.total, deck.new_today, deck.due, answers, deck.reviews_today)
+        return tuple(map(str, values))
 
     def on_answers_opened(self, _message: AnswersOpened) -> None:
         if self.built:
