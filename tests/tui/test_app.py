@@ -60,7 +60,14 @@ async def test_home_lists_the_deck_with_its_counts(app: InfracardsApp) -> None:
     async with app.run_test(size=SIZE):
         assert isinstance(app.screen, HomeScreen)
         table = app.screen.query_one(DataTable)
-        assert table.get_row("sample") == ["Sample deck", "4", "4", "0", "1 locked", "0"]
+        assert list(map(str, table.get_row("sample"))) == [
+            "Sample deck",
+            "4",
+            "4",
+            "0",
+            "1 locked",
+            "0",
+        ]
 
 
 async def test_a_full_session_with_a_drill_and_undo(
@@ -273,7 +280,14 @@ async def test_a_review_started_from_the_command_line_leaves_to_a_full_home_scre
         await pilot.press("space", "4", "q", "enter")
         assert app.screen is home and home.built
         table = home.query_one(DataTable)
-        assert table.get_row("sample") == ["Sample deck", "4", "3", "0", "1 locked", "1"]
+        assert list(map(str, table.get_row("sample"))) == [
+            "Sample deck",
+            "4",
+            "3",
+            "0",
+            "1 locked",
+            "1",
+        ]
         assert table.has_focus and home.selected_deck == "sample"
         await pilot.press("r")
         assert shown_card_id(app) == "q02"
@@ -821,3 +835,34 @@ async def test_home_shows_every_column_at_any_common_width(app: InfracardsApp, w
         assert len(labels) == 6 and labels[0] == "Deck" and labels[-1].startswith("Reviewed")
         assert table.virtual_size.width <= table.size.width  # nothing scrolled out of sight
         assert table.get_row("sample")[1:] == ["4", "4", "0", "1 locked", "0"]
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+async def test_browse_fits_its_columns_and_names_the_ones_it_leaves_out(
+    app: InfracardsApp, engine: Engine, now: datetime, today: date, width: int
+) -> None:
+    """At 80 columns Due was cut to "2026-12-" and two columns sat out of sight unannounced;
+    at 120 the prompt kept 30 cells; a cut CJK prompt left a gap before its "…"."""
+    from tests.conftest import grade_by_id
+
+    grade_by_id(engine, "q02", 4, now=now, today=today)  # a due date to show
+    async with app.run_test(size=(width, 24)) as pilot:
+        await pilot.press("b")
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        assert table.virtual_size.width <= table.size.width
+        labels = [str(column.label) for column in table.columns.values()]
+        assert {"Id", "Prompt", "Due", "Answer"} <= set(labels)
+        row = dict(zip(labels, table.get_row("2"), strict=True))
+        assert row["Due"] == (today + timedelta(days=1)).isoformat()  # whole
+        hidden = app.screen.query_one("#browse-hidden", Static)
+        missing = [label for label in ("Tags", "EF", "Interval", "Reviews") if label not in labels]
+        assert hidden.display == bool(missing)
+        if missing:
+            assert str(hidden.render()).startswith(f"Hidden at this width: {', '.join(missing)}")
+        prompt = table.ordered_columns[1].width
+        longest = max(cell_len(row.prompt) for row in app.screen.rows)
+        assert prompt == longest if width >= 100 else prompt >= 20  # as wide as there is room
+        for index in range(table.row_count):
+            shown = str(table.get_row_at(index)[1])
+            assert not shown.endswith(" …") and cell_len(shown) <= prompt

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from rich.text import Text
@@ -11,11 +12,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Input, Select
+from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 
 from infracards.records import BrowseRow
 from infracards.services.browse import cards_with_answer_words, list_cards, matches, search_text
-from infracards.services.formatting import plural
+from infracards.services.formatting import cells, ellipsize, plural
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.screens.card import CardScreen
@@ -23,15 +24,56 @@ from infracards.tui.screens.card import CardScreen
 PAGE_ROWS = 200
 ANSWER_SEARCH_DELAY = 0.3
 """Seconds after the last keystroke before answers are searched."""
-PROMPT_CELLS = 30
-TAGS_CELLS = 14
+MIN_PROMPT = 20
+"""The prompt column gets whatever the others leave, at least this; they give way first."""
+TAGS_CELLS = 16
+CELL_PADDING = 2
+"""A DataTable cell's padding, both sides together."""
+SCROLLBAR = 2
+
+COLUMNS: dict[str, Callable[[BrowseRow], str]] = {
+    "Id": lambda row: row.card_id,
+    "Prompt": lambda row: row.prompt,
+    "Tags": lambda row: ellipsize(" ".join(row.tags), TAGS_CELLS),
+    "EF": lambda row: f"{row.easiness:.2f}",
+    "Interval": lambda row: f"{row.interval}d" if row.due else "new",
+    "Due": lambda row: row.due.isoformat() if row.due else "—",
+    "Reviews": lambda row: str(row.reviews),
+}
+"""Every column but Answer (which depends on the opened decks), left to right."""
+GIVE_WAY = ("Reviews", "Tags", "Interval", "EF")
+"""The columns left out, in this order, when the prompt would get less than ``MIN_PROMPT``."""
 
 
-def clipped(value: str, cells: int) -> Text:
-    """Literal text cut to a number of terminal cells (a CJK character takes two)."""
-    text = Text(value, no_wrap=True)
-    text.truncate(cells, overflow="ellipsis")
-    return text
+def browse_columns(rows: list[BrowseRow], width: int) -> tuple[list[tuple[str, int]], list[str]]:
+    """(label, cells) of the columns that fit in ``width``, the prompt's as wide as what is
+    left allows (up to the longest prompt), and the labels left out for want of room (in
+    table order)."""
+    sizes = {
+        label: max([cells(label), *(cells(value(row)) for row in rows)])
+        for label, value in COLUMNS.items()
+        if label != "Prompt"
+    }
+    sizes["Answer"] = cells("locked")
+    longest = max([cells("Prompt"), *(cells(row.prompt) for row in rows)])
+    hidden: list[str] = []
+
+    def room() -> int:
+        shown = sum(size + CELL_PADDING for label, size in sizes.items() if label not in hidden)
+        return width - SCROLLBAR - shown - CELL_PADDING
+
+    for label in GIVE_WAY:
+        if room() >= MIN_PROMPT:
+            break
+        hidden.append(label)
+    prompt = min(longest, max(MIN_PROMPT, room()))
+    labels = [*COLUMNS, "Answer"]
+    columns = [
+        (label, prompt if label == "Prompt" else sizes[label])
+        for label in labels
+        if label not in hidden
+    ]
+    return columns, [label for label in labels if label in hidden]
 
 
 class BrowseScreen(Screen[None]):
@@ -55,6 +97,8 @@ class BrowseScreen(Screen[None]):
         self.opened_answers: dict[int, str] = {}
         """Sealed answers of unlocked decks, opened once for searching, case-folded."""
         self.answer_search: Timer | None = None
+        self.columns: list[tuple[str, int]] = []
+        """(label, cells) of the columns shown, fitted to the width (``browse_columns``)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -63,13 +107,11 @@ class BrowseScreen(Screen[None]):
                 placeholder="Search id, prompt, tag, deck or answer (/)", id="browse-search"
             )
             yield Select[str]([], prompt="All tags", id="browse-tag")
+        yield Static(id="browse-hidden")
         yield DataTable(id="browse-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns(
-            "Id", "Prompt", "Tags", "EF", "Interval", "Due", "Reviews", "Answer"
-        )
         self.load_rows()
         tags = sorted({tag for row in self.rows for tag in row.tags})
         self.query_one(Select).set_options((tag, tag) for tag in tags)
@@ -84,7 +126,30 @@ class BrowseScreen(Screen[None]):
     def load_rows(self) -> None:
         self.rows = list_cards(self.context.engine, deck_id=self.deck_id)
         self.search_texts = [search_text(row) for row in self.rows]
+        self.fit_columns()
         self.apply_filters()
+
+    def on_resize(self) -> None:
+        if self.fit_columns():
+            self.query_one(DataTable).clear()
+            self.list_more()
+
+    def fit_columns(self) -> bool:
+        """Columns for the table's width: every column that fits, the prompt as wide as the
+        rest allows, and a line naming any left out (at 80 columns Due was cut to
+        "2026-12-" and two columns sat out of sight). True if they changed."""
+        table = self.query_one(DataTable)
+        columns, hidden = browse_columns(self.rows, table.size.width or self.size.width)
+        if columns == self.columns:
+            return False
+        self.columns = columns
+        table.clear(columns=True)
+        for label, width in columns:
+            table.add_column(label, width=width, key=label)
+        note = self.query_one("#browse-hidden", Static)
+        note.update(f"Hidden at this width: {', '.join(hidden)} (enter opens a card)")
+        note.display = bool(hidden)
+        return True
 
     @on(Input.Changed, "#browse-search")
     @on(Select.Changed, "#browse-tag")
@@ -134,21 +199,23 @@ class BrowseScreen(Screen[None]):
         listed at once took 13 s; a page is drawn at once and the next follows the cursor."""
         table = self.query_one(DataTable)
         start = table.row_count
+        shown = [label for label, _ in self.columns]
+        prompt_cells = dict(self.columns)["Prompt"]
         for row in self.matched[start : start + PAGE_ROWS]:
             answer = (
                 "locked"
                 if row.locked and not self.context.answers.is_unlocked(row.deck_id)
                 else "open"
             )
+            values = {label: value(row) for label, value in COLUMNS.items() if label in shown}
             table.add_row(
-                row.card_id,
-                clipped(row.prompt, PROMPT_CELLS),
-                clipped(" ".join(row.tags), TAGS_CELLS),
-                f"{row.easiness:.2f}",
-                f"{row.interval}d" if row.due else "new",
-                row.due.isoformat() if row.due else "—",
-                str(row.reviews),
-                answer,
+                *(
+                    # Deck text is shown literally: a str cell would be read as markup.
+                    Text(ellipsize(row.prompt, prompt_cells))
+                    if label == "Prompt"
+                    else values.get(label, answer)
+                    for label in shown
+                ),
                 key=str(row.pk),
             )
         listed = table.row_count

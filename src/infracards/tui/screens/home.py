@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -105,7 +106,8 @@ class HomeScreen(Screen[None]):
             table.add_column(label, width=width)
         title_cells = columns[0][1]
         for deck, row in zip(summaries, rows, strict=True):
-            table.add_row(ellipsize(row[0], title_cells), *row[1:], key=deck.deck_id)
+            title = Text(ellipsize(row[0], title_cells))  # deck text, shown literally
+            table.add_row(title, *row[1:], key=deck.deck_id)
         if summaries:
             table.move_cursor(row=min(max(cursor, 0), len(summaries) - 1))
 
