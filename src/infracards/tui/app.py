@@ -47,7 +47,8 @@ class InfracardsApp(App[None]):
 
     CSS_PATH = "infracards.tcss"
     TITLE = "infracards"
-    SUB_TITLE = "SM-2 flashcards for LLM infra interviews"
+    SUB_TITLE = "LLM infra interview prep"
+    """Short: the header cut "SM-2 flashcards for LLM infra interviews" at 60 columns."""
     BINDINGS = [
         Binding("question_mark,f1", "toggle_keys", "Keys", key_display="?", id="keys"),
         # Before any screen's own Esc (leave, back), and only while the panel is open.

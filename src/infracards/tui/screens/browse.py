@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+from textual.widgets import DataTable, Header, Input, Select, Static
 
 from infracards.records import BrowseRow
 from infracards.services.browse import cards_with_answer_words, list_cards, matches, search_text
@@ -20,11 +20,12 @@ from infracards.services.formatting import cells, ellipsize, plural
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.screens.card import CardScreen
+from infracards.tui.widgets.footer import KeysFooter
 
 PAGE_ROWS = 200
 ANSWER_SEARCH_DELAY = 0.3
 """Seconds after the last keystroke before answers are searched."""
-MIN_PROMPT = 20
+MIN_PROMPT = 28
 """The prompt column gets whatever the others leave, at least this; they give way first."""
 TAGS_CELLS = 16
 CELL_PADDING = 2
@@ -42,6 +43,8 @@ COLUMNS: dict[str, Callable[[BrowseRow], str]] = {
 }
 """Every column but Answer (which depends on the opened decks), left to right."""
 GIVE_WAY = ("Reviews", "Tags", "Interval", "EF")
+SEARCH_HINTS = ("Search id, prompt, tag, deck or answer (/)", "Search (/)")
+"""The search box's placeholder, and the one for a box too narrow for it (60 columns)."""
 """The columns left out, in this order, when the prompt would get less than ``MIN_PROMPT``."""
 
 
@@ -103,13 +106,11 @@ class BrowseScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="browse-filters"):
-            yield Input(
-                placeholder="Search id, prompt, tag, deck or answer (/)", id="browse-search"
-            )
+            yield Input(placeholder=SEARCH_HINTS[0], id="browse-search")
             yield Select[str]([], prompt="All tags", id="browse-tag")
         yield Static(id="browse-hidden")
         yield DataTable(id="browse-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.load_rows()
@@ -130,6 +131,9 @@ class BrowseScreen(Screen[None]):
         self.apply_filters()
 
     def on_resize(self) -> None:
+        search = self.query_one("#browse-search", Input)
+        room = search.content_region.width
+        search.placeholder = next((h for h in SEARCH_HINTS if cells(h) <= room), "")
         if self.fit_columns():
             self.query_one(DataTable).clear()
             self.list_more()
@@ -147,7 +151,7 @@ class BrowseScreen(Screen[None]):
         for label, width in columns:
             table.add_column(label, width=width, key=label)
         note = self.query_one("#browse-hidden", Static)
-        note.update(f"Hidden at this width: {', '.join(hidden)} (enter opens a card)")
+        note.update(f"Hidden at this width: {', '.join(hidden)}")
         note.display = bool(hidden)
         return True
 

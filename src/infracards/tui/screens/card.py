@@ -5,13 +5,14 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header
+from textual.widgets import DataTable, Header
 
 from infracards.services.cards import card_detail
 from infracards.services.formatting import plural
 from infracards.tui.context import AppContext, prepare
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.widgets.card_view import CardView
+from infracards.tui.widgets.footer import KeysFooter
 
 
 class CardScreen(Screen[None]):
@@ -35,7 +36,7 @@ class CardScreen(Screen[None]):
         yield Header()
         yield CardView(id="card-view")
         yield DataTable(id="history-table", cursor_type="none", zebra_stripes=True)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(

@@ -6,13 +6,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from infracards.records import DeckSummary
 from infracards.services.formatting import cells, ellipsize
 from infracards.services.library import deck_overview, deck_to_open
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
+from infracards.tui.widgets.footer import KeysFooter
 
 ROOMY_LABELS = ("Cards", "New today", "Due today", "Answers", "Reviewed today")
 COMPACT_LABELS = ("Cards", "New", "Due", "Answers", "Reviewed")
@@ -69,7 +70,7 @@ class HomeScreen(Screen[None]):
         yield Header()
         yield Static("Select a deck, then press r to review or b to browse.", id="home-intro")
         yield DataTable(id="deck-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeysFooter()
 
     async def on_screen_resume(self) -> None:
         """Counts change after a review: reload each time this screen is shown (first too)."""

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from infracards.records import Stats
 from infracards.services.formatting import (
@@ -27,6 +27,7 @@ from infracards.services.formatting import (
 from infracards.services.statistics import load_stats
 from infracards.tui.context import AppContext
 from infracards.tui.widgets.charts import BarChart, BarRow, Heatmap, RatioBars
+from infracards.tui.widgets.footer import KeysFooter
 
 
 class StatsScreen(Screen[None]):
@@ -52,7 +53,7 @@ class StatsScreen(Screen[None]):
             yield RatioBars(empty="No reviews yet.", id="stats-weekly")
             yield Static(id="stats-tags-title", classes="stats-title")
             yield RatioBars(empty="No tagged cards.", id="stats-tags")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#stats-summary", Static).update("Counting your reviews…")
@@ -71,7 +72,7 @@ class StatsScreen(Screen[None]):
 
     def show(self, stats: Stats) -> None:
         """Hand each section its plain values."""
-        self.sub_title = f"{stats.deck_id or 'all decks'} · study day {stats.today.isoformat()}"
+        self.sub_title = f"{stats.deck_id or 'all decks'} · {stats.today.isoformat()}"  # fits 60
         self._show_summary(stats)
         self._show_heatmap(stats)
         self._show_forecast(stats)
@@ -83,7 +84,7 @@ class StatsScreen(Screen[None]):
 
     def _show_summary(self, stats: Stats) -> None:
         self.query_one("#stats-summary", Static).update(
-            f"{totals_line(stats)}\n{streak_line(stats)}"
+            f"{totals_line(stats)}\n{streak_line(stats)} · study day {stats.today.isoformat()}"
         )
 
     def _show_heatmap(self, stats: Stats) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from infracards.services.formatting import summary_text
 from infracards.services.review import SessionSummary
+from infracards.tui.widgets.footer import KeysFooter
 
 
 class SummaryScreen(Screen[None]):
@@ -29,7 +30,7 @@ class SummaryScreen(Screen[None]):
             "Session complete" if not self.summary.left else "Session paused", id="summary-title"
         )
         yield Static(summary_text(self.summary), id="summary-body")
-        yield Footer()
+        yield KeysFooter()
 
     def action_close(self) -> None:
         self.dismiss()
