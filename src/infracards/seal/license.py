@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 import stat
 import sys
 from collections.abc import Iterator
@@ -160,6 +159,8 @@ def _writing_license(home: Path) -> Iterator[None]:
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
+    import secrets  # ~7 ms to import: only when a license is written, not read
+
     temp = path.with_name(f".license.json.{secrets.token_hex(8)}.tmp")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW, 0o600)
     try:
