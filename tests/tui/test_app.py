@@ -627,6 +627,12 @@ async def test_grade_buttons_are_compact_aligned_and_unambiguous(
             )
             assert outcomes == ("1d +today",) * 4 + ("1d", "1d")
         assert "again" not in " ".join(outcomes)  # a drill's "again" only ever means today
+        await pilot.press("f1")  # the keys help beside it narrows the bar: still two lines
+        await pilot.pause()
+        for button in bar.query(Button):
+            lines = str(button.label).split("\n")
+            room = button.content_region.width - 2 * button.styles.line_pad
+            assert len(lines) == 2 and all(cell_len(line) <= max(room, 8) for line in lines)
 
 
 def offered_keys(app: InfracardsApp) -> set[str]:

@@ -28,6 +28,9 @@ COMPACT_MEANINGS = {**MEANINGS, 3: "hard", 2: "✗ easy", 1: "✗ knew"}
 """The same in at most 8 cells (✗: wrong), for bars narrower than ``ROOMY_CELLS`` a button."""
 ROOMY_CELLS = 14
 """A button this wide holds "1 wrong, knew" and "99 days +today" (a bar of 84 columns)."""
+COMPACT_CELLS = 10
+"""A button this wide holds "4 hesitant" and "1d +today" (a bar of 60 columns); a narrower one
+(the keys help open beside it) shows the grade's digit and "1d+today"."""
 
 
 def describe_interval(days: int, *, compact: bool) -> str:
@@ -69,10 +72,14 @@ class GradeBar(Horizontal):
         # After the callbacks of the next frame, which include the screen's own.
         self.call_after_refresh(self.call_after_refresh, self.add_buttons)
 
-    @property
-    def compact(self) -> bool:
-        """Whether the buttons are too narrow for the roomy labels (each is a sixth)."""
-        return self.size.width // 6 < ROOMY_CELLS
+    def labels(self, quality: int, days: int, *, drill: bool) -> tuple[str, str]:
+        """A button's two lines, as long as the buttons' width allows (each is a sixth)."""
+        room = self.size.width // 6
+        compact = room < ROOMY_CELLS
+        outcome = outcome_label(quality, days, drill=drill, compact=compact)
+        if room < COMPACT_CELLS:
+            return str(quality), outcome.replace(" ", "")
+        return f"{quality} {(COMPACT_MEANINGS if compact else MEANINGS)[quality]}", outcome
 
     def on_resize(self) -> None:
         if self.outcomes is not None:
@@ -95,12 +102,10 @@ class GradeBar(Horizontal):
         """Label each grade; in a drill the interval does not change, so say so instead."""
         self.add_buttons()
         self.outcomes = (intervals, drill)
-        compact = self.compact
-        meanings = COMPACT_MEANINGS if compact else MEANINGS
         for quality in range(6):
             button = self.query_one(f"#grade-{quality}", Button)
-            outcome = outcome_label(quality, intervals[quality], drill=drill, compact=compact)
-            button.label = f"{quality} {meanings[quality]}\n{outcome}"
+            meaning, outcome = self.labels(quality, intervals[quality], drill=drill)
+            button.label = f"{meaning}\n{outcome}"
             button.tooltip = f"{quality}: {GRADE_MEANINGS[quality]}"
 
     @on(Button.Pressed, ".grade")
