@@ -47,8 +47,9 @@ FIRST_CARD = textwrap.dedent(
     from infracards.cli.common import open_home
     from infracards.scheduler import study_day
     from infracards.store.db import transaction
-    from infracards.store.queries import build_queue, load_card, load_prefs
-    from infracards.services.study import local_now
+    from infracards.store.queries import build_queue
+    from infracards.store.reads import load_card, load_prefs
+    from infracards.services.settings import local_now
 
     engine = open_home()
     with transaction(engine) as session:

@@ -97,7 +97,8 @@ def queue(home: Path, runs: int) -> list[float]:
     """Start a session and show Home: today's queue and every deck's counts, one transaction."""
     from infracards.records import StudyPrefs
     from infracards.store.db import open_store, transaction
-    from infracards.store.queries import build_queue, deck_summaries
+    from infracards.store.queries import build_queue
+    from infracards.store.reads import deck_summaries
 
     engine = open_store(home)
     prefs = StudyPrefs()
@@ -120,7 +121,8 @@ def grade(home: Path, grades: int = 1000) -> list[float]:
     from infracards.records import StudyPrefs
     from infracards.services.study import CHECKPOINT_EVERY, grade_card
     from infracards.store.db import checkpoint, open_store, transaction
-    from infracards.store.queries import build_queue, load_card, load_queue_page, start_session
+    from infracards.store.queries import build_queue, load_queue_page, start_session
+    from infracards.store.reads import load_card
 
     engine = open_store(home)
     with transaction(engine, write=True) as session:
@@ -283,7 +285,7 @@ def unlock(home: Path) -> tuple[float, int]:
     from infracards.services.answers import AnswerBook
     from infracards.services.unlock import unlock_deck
     from infracards.store.db import transaction
-    from infracards.store.queries import find_card, sealed_cards
+    from infracards.store.reads import find_card, sealed_cards
 
     os.environ["INFRACARDS_HOME"] = str(home)
     engine = open_home()
@@ -321,10 +323,10 @@ def reveal_sealed_in_app(home: Path) -> list[float]:
     """Space → a sealed answer drawn, for every sealed card, after an unlock (the home from
     ``unlock``)."""
     from infracards.services.answers import AnswerBook
-    from infracards.services.study import local_now
+    from infracards.services.settings import local_now
     from infracards.services.unlock import open_saved_keys
     from infracards.store.db import open_store, transaction
-    from infracards.store.queries import save_setting
+    from infracards.store.reads import save_setting
     from infracards.tui.context import AppContext
 
     engine = open_store(home)

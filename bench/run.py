@@ -31,11 +31,15 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import anki_side
+import cli_commands
 import cold_start
 import floor_side
 import infracards_side
 import workload
 from measure import p99
+
+FRAME_S = 1 / 60
+"""One frame at 60 Hz: the learner sees a result drawn within it as instant."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,11 +187,25 @@ def run(plan: Plan, folder: Path) -> dict[str, Any]:
         anki=(lambda: anki_side.grade(anki_load.collection, plan.grades)) if anki_load else None,
         floor=lambda: floor_side.grade(grade_floor_db, plan.grades),
     )
+    # An hour after the grades above: the app's review starts with the cards they left to drill
+    # again, and two reviews of one card at the same instant would be one review to `import`.
+    later = infracards_side.NOW + timedelta(hours=1)
     in_app_grades = timed(
-        "grade: infracards app", lambda: infracards_side.grade_in_app(home, plan.app_grades)
+        "grade: infracards app",
+        lambda: infracards_side.grade_in_app(home, plan.app_grades, now=later),
     )
-    results["grade"]["infracards_app_s"] = median(in_app_grades)
-    results["grade"]["infracards_app_p99_s"] = p99(in_app_grades)
+    grade = results["grade"]
+    # The commit keeps synchronous=FULL, shared locking and the running-count triggers, so
+    # its target is parity with Anki; what the learner feels is grade → next card drawn.
+    grade["target"] = "parity: ≤ 1.5× Anki median, p99 below Anki's"
+    grade["met"] = grade["anki_s"] is None or (
+        grade["infracards_s"] <= 1.5 * grade["anki_s"]
+        and grade["infracards_p99_s"] < grade["anki_p99_s"]
+    )
+    grade["infracards_app_s"] = median(in_app_grades)
+    grade["infracards_app_p99_s"] = p99(in_app_grades)
+    grade["app_target"] = "≤ 16.7 ms median (one 60 Hz frame)"
+    grade["app_met"] = grade["infracards_app_s"] <= FRAME_S
 
     results["export"] = _export(home, database)
     results["import"] = _import(folder, home, import_home, cards=cards, reviews=reviews)
@@ -206,7 +224,7 @@ def run(plan: Plan, folder: Path) -> dict[str, Any]:
         "infracards_reveal_app_s": median(reveals),
         "vs_floor": ratio(ours, floor),
     }
-    # Last: it gives the bench deck's cards key points, which nothing above reads.
+    # After the others: it gives the bench deck's cards key points, which nothing above reads.
     opened, ticked, empty = timed(
         "mock interview: infracards app", lambda: infracards_side.mock_in_app(home, runs)
     )
@@ -218,9 +236,33 @@ def run(plan: Plan, folder: Path) -> dict[str, Any]:
         "floor_s": median(empty),
         "vs_floor": ratio(median(opened), median(empty)),
         "target": "open and tick within one 60 Hz frame (16.7 ms)",
-        "met": median(opened) <= 1 / 60 and median(ticked) <= 1 / 60,
+        "met": median(opened) <= FRAME_S and median(ticked) <= FRAME_S,
     }
+
+    # Last: it stores the demo card key in the home, which the app would then open after its
+    # first frame (one KDF) in every workload above.
+    results["cli"] = _cli(home, runs)
     return {"machine": machine(), "cards": cards, "reviews": reviews, "workloads": results}
+
+
+def _cli(home: Path, runs: int) -> dict[str, Any]:
+    """Each command in fresh processes against its floor; the headline is `status`."""
+    commands = cli_commands.summary(
+        timed(
+            "cli: infracards and floors, interleaved",
+            lambda: cli_commands.interleaved(home, max(runs, 7)),
+        )
+    )
+    status = commands["status"]
+    return {
+        "infracards_s": status["infracards_s"],
+        "anki_s": None,
+        "floor_s": status["floor_s"],
+        "vs_floor": status["vs_floor"],
+        "commands": commands,
+        "target": "each command within its multiple of its floor",
+        "met": all(command["met"] for command in commands.values()),
+    }
 
 
 def _plain_copy(database: Path, copy: Path) -> Path:
@@ -392,6 +434,8 @@ def table(report: dict[str, Any]) -> str:
         ("Grade committed (p99)", _ms(grade["infracards_p99_s"]), _ms(grade["anki_p99_s"]),
          _ms(grade["floor_p99_s"]), "", "", "", None),
         ("Grade → next card drawn (app, median)", _ms(grade["infracards_app_s"]), "—", "—",
+         "", "", grade["app_target"], grade["app_met"]),
+        ("Grade → next card drawn (app, p99)", _ms(grade["infracards_app_p99_s"]), "—", "—",
          "", "", "", None),
         ("Stats (median)", _ms(stats["infracards_s"]), _ms(stats["anki_s"]),
          _ms(stats["floor_s"]), _x(stats["vs_anki"]), _x(stats["vs_floor"]),
@@ -421,6 +465,11 @@ def table(report: dict[str, Any]) -> str:
          f"{imported['floor_peak_mib']:.0f} MiB", "", "", "", None),
         (f"Import {one_card['reviews']:,} reviews of one card", _s(one_card["infracards_s"]),
          "—", _s(one_card["floor_s"]), "", _x(one_card["vs_floor"]), "", None),
+        *(
+            (f"`infracards {name}` (fresh process)", _ms(row["infracards_s"]), "—",
+             _ms(row["floor_s"]), "", _x(row["vs_floor"]), row["target"], row["met"])
+            for name, row in w["cli"]["commands"].items()
+        ),
     ]  # fmt: skip
     lines = [
         f"{report['cards']:,} cards, {report['reviews']:,} reviews; "

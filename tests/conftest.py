@@ -20,7 +20,7 @@ from infracards.services.library import add_deck
 from infracards.services.publish import create_secret, issue_keys, read_secret, seal_source
 from infracards.services.study import Graded, grade_card
 from infracards.store.db import open_store, transaction
-from infracards.store.queries import find_card
+from infracards.store.reads import find_card
 
 SAMPLE_DECK = """\
 format: infracards-deck/v1

@@ -9,6 +9,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
+from rich.console import Console
+from rich.text import Text
 
 from infracards.deck import load_deck
 from infracards.records import Answer
@@ -19,6 +22,7 @@ from infracards.services.publish import load_source, sealed_plaintext
 from infracards.services.unlock import open_sealed
 from infracards.tui.line_breaks import enable_cjk_line_breaks
 from infracards.tui.widgets.card_view import lines_text, render_answer
+from infracards.tui.widgets.checklist import point_line
 from tools.kernels.blocks import FENCE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,13 +66,13 @@ def test_answers_render_in_a_terminal(card) -> None:  # type: ignore[no-untyped-
 
 
 def laid_out_text(card, *, width: int) -> Counter[str]:  # type: ignore[no-untyped-def]
-    """The characters an answer shows at ``width``: no spaces, no table rules."""
+    """The characters an answer shows at ``width``: no spaces, table rules or ↪ marks."""
     rendered = render_answer(Answer(card.answer, tuple(card.key_points)), width=width)
     return Counter(
         char
         for line in lines_text(rendered)
         for char in line
-        if not char.isspace() and not "\u2500" <= char <= "\u257f"
+        if not char.isspace() and not "\u2500" <= char <= "\u257f" and char != "↪"
     )
 
 
@@ -125,3 +129,58 @@ def test_shipped_deck_matches_its_source() -> None:
             assert json.loads(plaintext)["key_points"] == list(written.key_points)
         else:
             assert (shipped.answer, shipped.key_points) == (written.answer, written.key_points)
+
+
+ANSWER_WIDTHS = {"80 columns": 74, "60 columns": 54}
+"""What the card view leaves an answer in a terminal this wide (padding and scrollbar off)."""
+
+
+def code_lines_shown(code: str, lang: str, width: int) -> list[str]:
+    """A code block as the card view lays it out: its lines, without the block's padding."""
+    rendered = render_answer(Answer(f"```{lang}\n{code}\n```", ()), width=width)
+    lines = [line[1:].rstrip() for line in lines_text(rendered)]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+@pytest.mark.parametrize("width", ANSWER_WIDTHS.values(), ids=ANSWER_WIDTHS.keys())
+@pytest.mark.parametrize("card", source.cards, ids=lambda card: card.card_id)
+def test_long_code_lines_wrap_with_a_mark_and_a_hanging_indent(card, width: int) -> None:  # type: ignore[no-untyped-def]
+    """No continuation starts at column 0: each one starts at its line's indent with ↪, and
+    joined back they are the code exactly."""
+    enable_cjk_line_breaks()
+    for indent, lang, block in FENCE.findall(card.answer):
+        code = textwrap.dedent(block).rstrip("\n")
+        shown = code_lines_shown(code, lang, width - len(indent))
+        assert max(cell_len(line) for line in shown) <= width - len(indent) - 2
+        joined: list[str] = []
+        for line in shown:
+            if line.lstrip().startswith("↪ "):
+                original = joined[-1]
+                hang = len(line) - len(line.lstrip())
+                assert hang == min(len(original) - len(original.lstrip()), (width - 2) // 2)
+                joined[-1] += line.lstrip()[2:]  # the spaces at a break are not shown
+            else:
+                joined.append(line)
+        assert [line.replace(" ", "") for line in joined] == [
+            line.replace(" ", "") for line in code.splitlines()
+        ]
+
+
+@pytest.mark.parametrize("card", source.cards, ids=lambda card: card.card_id)
+def test_key_points_wrap_under_their_first_word(card) -> None:  # type: ignore[no-untyped-def]
+    """The checklist's lines (key and box, then the point) at 80 columns."""
+    enable_cjk_line_breaks()
+    console = Console(width=ANSWER_WIDTHS["80 columns"], legacy_windows=False)
+    lines = [
+        "".join(segment.text for segment in line).rstrip()
+        for point in card.key_points
+        for line in console.render_lines(point_line(Text("a ☐ "), point), pad=False)
+    ]
+    assert all(line.startswith(("a ☐ ", "    ")) for line in lines), lines
+    assert "".join(line[4:] for line in lines).replace(" ", "") == "".join(card.key_points).replace(
+        " ", ""
+    )

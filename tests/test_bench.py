@@ -23,6 +23,7 @@ WORKLOADS = {
     "mock",
     "import",
     "replay_one_card",
+    "cli",
 }
 ANKI_HAS = {"load", "cold_start", "queue", "grade", "stats"}
 
@@ -61,3 +62,6 @@ def test_quick_benchmark_reports_every_workload_for_every_side(tmp_path: Path) -
     assert report["workloads"]["mock"]["infracards_tick_s"] > 0
     assert report["workloads"]["import"]["reviews"] == 10_000
     assert report["workloads"]["replay_one_card"]["reviews"] == 2_000
+    commands = report["workloads"]["cli"]["commands"]
+    assert set(commands) == {"--version", "--help", "status", "show", "unlock --status", "stats"}
+    assert all(row["runs"] >= 7 and row["floor_s"] > 0 for row in commands.values())

@@ -13,7 +13,8 @@ from sqlalchemy import Engine
 from infracards.records import StudyPrefs
 from infracards.scheduler import study_day
 from infracards.store.db import transaction
-from infracards.store.queries import build_queue, card_history, find_card
+from infracards.store.queries import build_queue
+from infracards.store.reads import card_history, find_card
 from tests.conftest import grade_by_id
 
 NEW_YORK = ZoneInfo("America/New_York")

@@ -13,7 +13,7 @@ import pytest
 
 from infracards.cli import build_parser, main
 from infracards.paths import database_path
-from tests.conftest import snapshot
+from tests.conftest import snapshot, write_release
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -85,10 +85,43 @@ def test_show_free_card_prints_markdown_and_key_points(capsys: pytest.CaptureFix
     assert "## 要点" in out
 
 
-def test_show_locked_card_prints_a_one_line_notice(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "show", "q05")
-    assert code == 0
-    assert out.rstrip().splitlines()[-1].startswith("🔒 The answer is sealed")
+def test_show_of_a_sealed_card_without_its_key_says_how_to_unlock(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(capsys, "show", "q05")
+    assert (code, out) == (1, "")
+    assert err == (
+        "infracards: the answer to q05 is sealed; unlock deck module03 with"
+        " `infracards unlock` and your card key (卡密)\n"
+    )
+
+
+@pytest.mark.parametrize("typed", ["q13", "Q13", "13", "013"])
+def test_show_takes_a_card_id_as_the_readme_writes_it(
+    capsys: pytest.CaptureFixture[str], typed: str
+) -> None:
+    """README speaks of "Q3–Q33": any case, or the bare number where one card has it."""
+    code, _, err = run(capsys, "show", typed)
+    assert (code, err.splitlines()[0]) == (
+        1,
+        "infracards: the answer to q13 is sealed; unlock"
+        " deck module03 with `infracards unlock` and your card key (卡密)",
+    )
+    code, out, _ = run(capsys, "show", typed.replace("13", "1"))
+    assert code == 0 and out.startswith("# q01 ")
+
+
+def test_a_bare_number_two_decks_share_names_both(
+    capsys: pytest.CaptureFixture[str], sample_deck: Path
+) -> None:
+    assert run(capsys, "deck", "add", str(sample_deck))[0] == 0
+    code, out, err = run(capsys, "show", "2")
+    assert (code, out) == (1, "")
+    assert err == (
+        "infracards: card '2' could be q02 in module03 or q02 in sample; pick one with --deck\n"
+    )
+    code, out, _ = run(capsys, "show", "2", "--deck", "sample")
+    assert code == 0 and out.startswith("# q02 · memory zero\n\nZeRO-1 切分了什么？")
 
 
 def test_show_unknown_card_is_a_user_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -195,3 +228,139 @@ def test_the_app_without_a_terminal_says_so_instead_of_waiting(home: Path, argv:
         "infracards: the app needs a terminal (standard input and error are not one); in scripts"
         " use a command such as `infracards status --json` (see `infracards --help`)\n"
     )
+
+
+def test_deck_add_refuses_an_older_release_and_reports_every_change(
+    capsys: pytest.CaptureFixture[str], sample_deck: Path, tmp_path: Path, home: Path
+) -> None:
+    v1 = sample_deck.read_text(encoding="utf-8")
+    v2 = v1.replace("version: 1", "version: 2").replace("ZeRO-1 切分了什么？", "ZeRO-1 切分什么？")
+    assert run(capsys, "deck", "add", str(sample_deck))[0] == 0
+    write_release(sample_deck, v2)  # key slots for each release, as it ships
+    code, out, _ = run(capsys, "deck", "add", str(sample_deck))
+    assert (code, out) == (0, "Updated deck sample v1 → v2: updated 1 (q02). Progress kept.\n")
+
+    before = snapshot(home)
+    for older in (v2.replace("version: 2", "version: 1"), v1):
+        write_release(sample_deck, older)
+        code, out, err = run(capsys, "deck", "add", str(sample_deck))
+        assert (code, out) == (1, "")
+        assert err == (
+            f"infracards: {sample_deck}: deck sample v1 is older than the v2 loaded here;"
+            " nothing changed (pass --allow-older to load it anyway)\n"
+        )
+        assert snapshot(home) == before
+    code, out, _ = run(capsys, "deck", "add", "--allow-older", str(sample_deck))
+    assert (code, out) == (0, "Updated deck sample v2 → v1: updated 1 (q02). Progress kept.\n")
+
+    write_release(sample_deck, v1.replace("title: Sample deck", "title: Sample"))
+    code, out, _ = run(capsys, "deck", "add", str(sample_deck))
+    assert (code, out) == (0, "Updated deck sample v1: title 'Sample'. Progress kept.\n")
+    assert "Sample\n" in run(capsys, "deck", "list")[1]
+
+
+ONE_CARD_EN = """\
+format: infracards-deck/v1
+id: one
+title: One card
+version: 1
+language: en
+cards:
+  - id: c2
+    prompt: "What is a ring all-reduce?"
+    key_points: ["reduce-scatter, then all-gather"]
+    answer: "Each rank sends 2(N-1)/N of the data."
+"""
+
+
+def test_counts_of_one_read_as_one_and_a_card_without_tags_has_no_dangling_dot(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    deck = tmp_path / "one.yaml"
+    deck.write_text(ONE_CARD_EN, encoding="utf-8")
+    assert run(capsys, "deck", "check", str(deck))[1] == (
+        f"{deck}: ok — deck one v1, 1 card (0 sealed)\n"
+    )
+    assert run(capsys, "deck", "add", str(deck))[1] == "Loaded deck one v1: 1 card.\n"
+    assert "one\tv1\t1 card\tOne card\n" in run(capsys, "deck", "list")[1]
+    code, out, _ = run(capsys, "show", "c2")
+    assert code == 0 and out.startswith("# c2\n\nWhat is a ring all-reduce?\n")
+    # The deck is in English: so is the heading of its key points.
+    assert out.endswith("\n\n## Key points\n\n- reduce-scatter, then all-gather\n")
+
+
+def test_show_config_and_unlock_status_print_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "show", "Q2", "--json")
+    card = json.loads(out)
+    assert code == 0 and (card["deck"], card["card_id"], card["sealed"], card["due"]) == (
+        "module03",
+        "q02",
+        False,
+        None,
+    )
+    assert card["tags"] == ["career", "frontier"] and card["prompt"].endswith("？")
+    assert card["answer"].startswith("## 核心回答") and card["key_points"]
+    assert run(capsys, "show", "q05", "--json")[:2] == (1, "")  # sealed: the same error
+
+    assert json.loads(run(capsys, "config", "--json")[1]) == {
+        "new-per-day": 10,
+        "rollover-hour": 4,
+        "study-locked": True,
+        "max-reviews-per-day": None,
+        "leech-threshold": 8,
+        "interview-date": None,
+        "plan-reviews": 3,
+        "mock-minutes": 3,
+    }
+    code, out, _ = run(capsys, "config", "study-locked", "no", "--json")
+    assert (code, json.loads(out)) == (0, {"study-locked": False})
+
+    code, out, _ = run(capsys, "unlock", "--status", "--json")
+    assert (code, json.loads(out)) == (
+        0,
+        {"decks": [{"id": "module03", "status": "locked", "key_stored": False}]},
+    )
+    code, out, err = run(capsys, "unlock", "--json", "GTA13")
+    assert (code, out) == (1, "") and "--json goes with --status" in err
+
+
+def test_import_prints_a_json_summary(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    run(capsys, "status")
+    exported = tmp_path / "progress.json"
+    assert run(capsys, "export", "-o", str(exported))[0] == 0
+    document = json.loads(exported.read_text(encoding="utf-8"))
+    review = {"card_id": "q01", "study_day": "2026-11-30", "grade": 4, "drill": False}
+    document["decks"][0]["reviews"] = [
+        {**review, "reviewed_at": "2026-11-30T02:00:00Z", "duration_ms": 900},
+        {**review, "reviewed_at": "2026-11-30T02:05:00Z", "duration_ms": 800, "drill": True},
+    ]
+    exported.write_text(json.dumps(document), encoding="utf-8")
+    summaries = [json.loads(run(capsys, "import", str(exported), "--json")[1]) for _ in "12"]
+    assert summaries == [
+        {
+            "file": str(exported),
+            "decks": ["module03"],
+            "reviews_added": added,
+            "reviews_already_here": 2 - added,
+            "mock_sessions_added": 0,
+            "cards_rescheduled": 1 if added else 0,
+        }
+        for added in (2, 0)
+    ]
+
+
+def test_each_group_lists_the_commands_it_registers() -> None:
+    """build_parser builds only the group a command line names, found by these names."""
+    from infracards.cli import GROUPS
+
+    parser = build_parser()
+    [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert list(commands.choices) == [name for names in GROUPS.values() for name in names]
+    for names in GROUPS.values():
+        for name in names:
+            [only] = [
+                a
+                for a in build_parser([name])._actions
+                if isinstance(a, argparse._SubParsersAction)
+            ]
+            assert list(only.choices) == list(names)

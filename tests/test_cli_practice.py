@@ -57,6 +57,21 @@ def test_the_interview_date_gives_days_left_readiness_and_the_plan(
     assert status(capsys)["interview_date"] is None
 
 
+def test_the_plan_counts_sealed_cards_as_the_review_shows_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With `study-locked no`, a sealed card is a new card to plan for once its deck is
+    unlocked (issue 18's rule for the counts), and not before."""
+    day = study_day(today(), rollover_hour=4) + timedelta(days=20)
+    assert run(capsys, "config", "interview-date", day.isoformat())[0] == 0
+    assert run(capsys, "config", "study-locked", "no")[0] == 0
+    assert status(capsys)["plan_new_per_day"] == 1  # q01 and q02 over 13 days
+    assert run(capsys, "unlock", "GTA13-PAJRP-RFMBW-3P4BP-X5NF6-K0PVN")[0] == 0
+    assert status(capsys)["plan_new_per_day"] == 3  # all 33: ⌈33/13⌉
+    code, out, _ = run(capsys, "plan", "--json")
+    assert (code, json.loads(out)["new_cards"]) == (0, 33)
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

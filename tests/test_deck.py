@@ -47,7 +47,7 @@ def test_a_valid_deck_loads(sample_deck: Path) -> None:
     [
         (
             HEADER + "cards:\n  - id: q01\n    prompt: [a\n",
-            r":9: (did not find )?expected ',' or '\]'",
+            r":8: this '\[' is never closed \(by line 9: (did not find )?expected ',' or '\]'\)",
         ),
         (
             HEADER + CARD + "  - id: q01\n    prompt: 二\n    answer: 二\n",
@@ -218,3 +218,47 @@ def test_the_builtin_deck_has_the_seed_questions_verbatim_and_in_order() -> None
     assert [card.card_id for card in deck.cards] == [f"q{n:02d}" for n in range(1, 34)]
     assert [card.locked for card in deck.cards] == [False, False] + [True] * 31
     assert all(card.tags for card in deck.cards)
+
+
+def test_an_unclosed_bracket_is_named_where_it_opens(tmp_path: Path) -> None:
+    """Not at the line after the end of the file, where the parser gave up."""
+    lines = [*HEADER.splitlines(), *CARD.splitlines(), "  - id: q02", "    prompt: 二"]
+    lines += ["    answer: 二", "    tags: [memory, zero"]
+    assert len(lines) == 13
+    message = error_for(tmp_path, "\n".join(lines) + "\n")
+    assert re.search(r"deck\.yaml:13: this '\[' is never closed", message), message
+    message = error_for(tmp_path, HEADER + "cards:\n  - {id: q01, prompt: x\n")
+    assert re.search(r"deck\.yaml:7: this '\{' is never closed", message), message
+
+
+def test_every_problem_is_reported_up_to_a_limit(tmp_path: Path) -> None:
+    bad_cards = "".join(
+        f"  - id: Q{n}\n    prompt: x\n    answer: y\n"
+        if n % 2
+        else f"  - id: q{n}\n    answer: y\n"
+        for n in range(30)
+    )
+    message = error_for(
+        tmp_path, HEADER.replace("version: 1", "version: zero") + "cards:\n" + bad_cards
+    )
+    problems = message.splitlines()
+    assert problems[0].endswith(":4: version: expected a whole number such as 3")
+    assert problems[1].endswith(":7: cards[0]: missing field 'prompt'")
+    assert re.search(r":9: cards\[1\]\.id: 'Q1' must match", problems[2])
+    assert len(problems) == 21 and problems[-1] == "… and 11 more problems (31 in all)"
+    assert all(line.startswith(str(tmp_path)) for line in problems[:-1])
+
+
+def test_deck_check_prints_each_problem_on_its_own_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from infracards.cli import main
+
+    path = write(tmp_path, HEADER + "cards:\n  - id: q01\n  - prompt: p\n    answer: a\n")
+    assert main(["deck", "check", str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"infracards: {path}:7: cards[0]: missing field 'prompt'\n"
+        f"infracards: {path}:7: cards[0]: a card needs exactly one of 'answer' (free) or"
+        " 'sealed' (locked)\n"
+        f"infracards: {path}:8: cards[1]: missing field 'id'\n"
+    )

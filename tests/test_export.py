@@ -16,7 +16,7 @@ from infracards.cli import main
 from infracards.errors import ProgressError
 from infracards.services.export import import_document, parse_document, write_csv, write_json
 from infracards.store.db import open_store, transaction
-from infracards.store.queries import card_history, find_card
+from infracards.store.reads import card_history, find_card
 from tests.conftest import grade_by_id
 
 SCHEMA = json.loads(
@@ -145,6 +145,39 @@ def test_round_trip_into_an_empty_home_gives_the_same_document(
         again = import_document(session, parse_document(first.encode(), source="x"), source="x")
     assert (again.added, again.already_present) == (0, 7)
     assert without_time(export_text(fresh, deck_id="sample")) == without_time(first)
+
+
+def test_a_card_whose_last_review_was_a_drill_round_trips_exactly(
+    engine: Engine, today: date, sample_deck: Path, tmp_path: Path
+) -> None:
+    """A drill changes nothing in the schedule, last_review_at included, live or replayed."""
+    from infracards.services.library import add_deck
+
+    grade(engine, "q02", 2, day=today)
+    grade(engine, "q02", 4, day=today, minute=7, drill=True)
+    first = export_text(engine, deck_id="sample")
+    [q02] = [c for c in json.loads(first)["decks"][0]["cards"] if c["card_id"] == "q02"]
+    assert q02["state"]["last_review_at"].startswith(f"{today.isoformat()}T")
+    fresh = open_store(tmp_path / "other-home")
+    add_deck(fresh, sample_deck)
+    with transaction(fresh, write=True) as session:
+        import_document(session, parse_document(first.encode(), source="x"), source="x")
+    assert without_time(export_text(fresh, deck_id="sample")) == without_time(first)
+
+
+def test_undo_puts_back_the_last_graded_time_not_a_drills(engine: Engine, today: date) -> None:
+    from infracards.services.study import undo_grade
+
+    before = json.loads(export_text(engine, deck_id="sample"))["decks"][0]["cards"][1]
+    grade(engine, "q02", 2, day=today)
+    grade(engine, "q02", 4, day=today, minute=7, drill=True)
+    graded_at = json.loads(export_text(engine, deck_id="sample"))["decks"][0]["cards"][1]
+    tomorrow = today + timedelta(days=1)
+    moment = datetime(tomorrow.year, tomorrow.month, tomorrow.day, 9, 0).astimezone()
+    later = grade_by_id(engine, "q02", 5, now=moment, today=tomorrow)
+    undo_grade(engine, graded=later)
+    assert json.loads(export_text(engine, deck_id="sample"))["decks"][0]["cards"][1] == graded_at
+    assert graded_at["state"]["last_review_at"] != before["state"]["last_review_at"]
 
 
 def test_merging_two_machines_replays_the_combined_log(
@@ -374,3 +407,17 @@ def test_a_bad_key_point_check_or_practice_kind_is_refused_with_its_path(
         transaction(engine) as session,
     ):
         import_document(session, document, source="x")
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "md"])
+@pytest.mark.parametrize("to_file", [False, True], ids=["stdout", "file"])
+def test_export_of_an_unknown_deck_writes_nothing_and_exits_1(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str, to_file: bool
+) -> None:
+    target = tmp_path / f"out.{fmt}"
+    argv = ["export", "--format", fmt, "--deck", "nope", *(["-o", str(target)] if to_file else [])]
+    assert main(argv) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and not target.exists()
+    assert err == "infracards: no deck 'nope' is loaded; see `infracards deck list`\n"
+    assert list(tmp_path.iterdir()) == [tmp_path / "home"]  # no temporary file left either

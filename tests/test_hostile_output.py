@@ -230,9 +230,9 @@ def test_json_output_is_the_same_value_escaped(home: Path) -> None:
 async def test_the_app_draws_deck_text_however_stored_escaped(home: Path) -> None:
     from infracards.cli.common import open_home
     from infracards.services.answers import AnswerBook
-    from infracards.services.study import local_now
+    from infracards.services.settings import local_now
     from infracards.store.db import transaction
-    from infracards.store.queries import find_card
+    from infracards.store.reads import find_card
     from infracards.tui.app import InfracardsApp
     from infracards.tui.context import AppContext
     from infracards.tui.screens.browse import BrowseScreen
@@ -272,7 +272,7 @@ async def test_the_practice_screens_draw_stored_text_escaped(home: Path) -> None
     from infracards.services.cards import lookup_card
     from infracards.services.library import notation_page
     from infracards.services.practice import practice_options
-    from infracards.services.study import local_now
+    from infracards.services.settings import local_now
     from infracards.tui.app import InfracardsApp
     from infracards.tui.dialogs.practice import PracticeMenu
     from infracards.tui.screens.calculator import open_calculator

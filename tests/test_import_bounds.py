@@ -22,7 +22,7 @@ from infracards.records import MAX_DURATION_MS
 from infracards.scheduler import MAX_INTERVAL_DAYS
 from infracards.services.export import export_progress, import_progress, parse_document
 from infracards.store.db import transaction
-from infracards.store.queries import card_history, find_card
+from infracards.store.reads import card_history, find_card
 from tests.conftest import snapshot
 
 

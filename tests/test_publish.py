@@ -21,7 +21,7 @@ from infracards.errors import DeckError
 from infracards.services.library import add_deck
 from infracards.services.publish import load_source
 from infracards.store.db import open_store, transaction
-from infracards.store.queries import deck_notation, find_card
+from infracards.store.reads import deck_notation, find_card
 from tests.conftest import SOURCE_DECK, answer, seal
 
 ERROR_LINE = re.compile(r"infracards: \S+:\d+: .+\n")

@@ -22,7 +22,7 @@ from infracards.paths import builtin_deck_path
 from infracards.records import StudyPrefs
 from infracards.services.library import ensure_builtin_deck
 from infracards.store.db import transaction
-from infracards.store.queries import deck_summaries
+from infracards.store.reads import deck_summaries
 
 NOT_AT_START = ("alembic", "yaml", "cryptography", "argon2", "pygments", "rich.markdown")
 """Migrations, deck parsing, unlocking and answer rendering: none is needed to show a question."""
@@ -32,8 +32,9 @@ FIRST_CARD = """
     from infracards.cli.common import open_home
     from infracards.scheduler import study_day
     from infracards.store.db import transaction
-    from infracards.store.queries import build_queue, load_card, load_prefs
-    from infracards.services.study import local_now
+    from infracards.store.queries import build_queue
+    from infracards.store.reads import load_card, load_prefs
+    from infracards.services.settings import local_now
 
     engine = open_home()
     with transaction(engine) as session:
@@ -52,7 +53,7 @@ FIRST_CARD_IN_APP = f"""
     from infracards.services.answers import AnswerBook
     from infracards.cli.common import open_home
     from infracards.paths import home
-    from infracards.services.study import local_now
+    from infracards.services.settings import local_now
     import infracards.tui.app as app_module
     from infracards.tui.context import AppContext
 
@@ -199,7 +200,7 @@ async def test_the_app_resumes_collection_after_its_first_frame(home: Path) -> N
     import gc
 
     from infracards.services.answers import AnswerBook
-    from infracards.services.study import local_now
+    from infracards.services.settings import local_now
     from infracards.tui.app import InfracardsApp
     from infracards.tui.context import AppContext
 

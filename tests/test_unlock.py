@@ -25,10 +25,11 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_unlock_then_show_a_sealed_answer(
     capsys: pytest.CaptureFixture[str], sealed_deck: Path, keys: list[str], home: Path
 ) -> None:
-    assert (
-        cli(capsys, "show", "q02", "--deck", "demo")[1]
-        .rstrip()
-        .endswith("and your card key (卡密).")
+    assert cli(capsys, "show", "q02", "--deck", "demo") == (
+        1,
+        "",
+        "infracards: the answer to q02 is sealed; unlock deck demo with"
+        " `infracards unlock --deck demo` and your card key (卡密)\n",
     )
     code, out, err = cli(capsys, "unlock", "--deck", "demo", keys[0].lower().replace("-", " "))
     assert (code, err) == (0, "")
@@ -109,7 +110,8 @@ def test_revocation_takes_effect_in_the_next_release(
 
     assert cli(capsys, "unlock", "--status")[1].startswith("demo\trevoked")
     code, out, err = cli(capsys, "show", "q02", "--deck", "demo")
-    assert code == 0 and "revoked" in err and "🔒" in out
+    assert (code, out) == (1, "") and "revoked" in err.splitlines()[0]
+    assert err.splitlines()[1].startswith("infracards: the answer to q02 is sealed")
     assert license_path(home).read_bytes() == license_bytes  # left as it was
     code, _, err = cli(capsys, "unlock", "--deck", "demo", keys[0])
     assert code == 1 and "revoked" in err
@@ -243,3 +245,36 @@ def test_no_sealed_text_reaches_the_store_exports_or_output_after_practice(
     assert any(b"my own words about pipelines" in data for data in stored)  # the scan sees it
     for path, data in zip([p for p in home.iterdir() if p.is_file()], stored, strict=True):
         assert b"SECRET-" not in data, path.name
+
+
+def test_with_study_locked_no_an_unlocked_decks_sealed_cards_are_studied(
+    capsys: pytest.CaptureFixture[str], sealed_deck: Path, keys: list[str], home: Path
+) -> None:
+    """`study-locked no` leaves out cards whose deck is still locked, not every sealed card."""
+    from datetime import datetime
+
+    from infracards.services.review import ReviewSession
+    from infracards.store.db import open_store
+
+    def demo() -> dict[str, object]:
+        out = cli(capsys, "status", "--json")[1]
+        return next(deck for deck in json.loads(out)["decks"] if deck["id"] == "demo")
+
+    def queued() -> int:
+        engine = open_store(home)
+        try:
+            review = ReviewSession(
+                engine, deck_id="demo", clock=lambda: datetime.now().astimezone(), home=home
+            )
+            review.start()
+            review.end()
+            return review.progress.remaining
+        finally:
+            engine.dispose()
+
+    assert cli(capsys, "config", "study-locked", "no")[0] == 0
+    assert (demo()["new_today"], queued()) == (1, 1)  # only the free q01
+    assert cli(capsys, "unlock", "--deck", "demo", keys[0])[0] == 0
+    assert (demo()["new_today"], queued()) == (3, 3)
+    assert cli(capsys, "lock", "--deck", "demo")[0] == 0
+    assert (demo()["new_today"], queued()) == (1, 1)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import platformdirs
-
 HOME_ENV = "INFRACARDS_HOME"
 PACKAGE_DIR = Path(__file__).resolve().parent
 _SOURCE_TREE = PACKAGE_DIR.parent.parent
@@ -17,6 +15,8 @@ def home() -> Path:
     override = os.environ.get(HOME_ENV)
     if override:
         return Path(override).expanduser()
+    import platformdirs  # ~8 ms to import: only when no folder is given
+
     return platformdirs.user_data_path("infracards", appauthor=False)
 
 

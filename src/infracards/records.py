@@ -9,6 +9,7 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from infracards.scheduler import SM2State
+from infracards.setting_names import EXTRA_NEW_KEY, PREF_KEYS
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,8 @@ class CardRecord:
     sealed: str | None
     state: SM2State
     due: date | None
+    language: str
+    """The deck's language (a BCP 47 tag such as zh-CN): what the key points are headed."""
     retired: bool = False
     calculators: tuple[str, ...] = ()
     """The whiteboard calculators that fit this card (offered even while it is sealed)."""
@@ -66,6 +69,8 @@ class CardRecord:
 
     @property
     def topic(self) -> str:
+        """The first tag: what mock interviews mix and key-point statistics group by (headers
+        show every tag)."""
         return self.tags[0] if self.tags else ""
 
 
@@ -103,11 +108,21 @@ class SyncReport:
     restored: tuple[str, ...] = ()
     keyslots_changed: bool = False
     """The release's key slots changed (a card key issued or revoked), its cards perhaps not."""
+    previous_version: int | None = None
+    """The release loaded before (None for a new deck)."""
+    new_title: str | None = None
+    """The deck's title, when this load changed it."""
 
     @property
     def changed(self) -> bool:
         cards = self.added or self.updated or self.retired or self.restored
-        return self.created or bool(cards) or self.keyslots_changed
+        return (
+            self.created
+            or self.previous_version not in (None, self.version)
+            or self.new_title is not None
+            or bool(cards)
+            or self.keyslots_changed
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,19 +220,10 @@ class StudyPrefs:
             extra_new=(date.fromisoformat(extra[0]), int(extra[1])) if len(extra) == 2 else None,
         )
 
-
-PREF_KEYS = {
-    "new_per_day": "new-per-day",
-    "rollover_hour": "rollover-hour",
-    "study_locked": "study-locked",
-    "max_reviews_per_day": "max-reviews-per-day",
-    "leech_threshold": "leech-threshold",
-    "interview_date": "interview-date",
-    "plan_reviews": "plan-reviews",
-    "mock_minutes": "mock-minutes",
-}
-EXTRA_NEW_KEY = "extra-new"
-"""The setting behind "more new cards today" (not a `config` key: it lasts one day)."""
+    def studies_sealed(self, *, deck_unlocked: bool) -> bool:
+        """Whether a deck's sealed cards are studied: always with ``study_locked``, else only
+        once the deck is unlocked (its answers then open like free ones)."""
+        return self.study_locked or deck_unlocked
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +289,9 @@ class Stats:
     """(Monday, reviews, passed) for each of the last ``WEEKS`` ISO weeks, this week last."""
     by_tag: tuple[TagStats, ...]
     totals: Totals
+    first_day: date | None
+    """The first study day with a review, ever (None before the first): a new learner's
+    weeks before it are not weeks without reviews."""
 
     @property
     def tags_since(self) -> date:

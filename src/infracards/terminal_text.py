@@ -39,11 +39,12 @@ _SHORT_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 # (spaces, dashes, underscores) anywhere between them, starting where no symbol precedes.
 _SYMBOL = "0-9A-Za-z\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
 _SEPARATORS = "\\s_\\-\u2010-\u2015\u2212\uff0d"
-_KEY_CANDIDATE = re.compile(
-    f"(?<![{_SYMBOL}])(?=((?:[{_SYMBOL}][{_SEPARATORS}]*){{29}}[{_SYMBOL}]))"
-)
-_KEY_GROUPS = re.compile(f"[{_SYMBOL}]{{5}}(?:[\\s\\-][{_SYMBOL}]{{5}}){{5}}")
-_SYMBOL_CHAR = re.compile(f"[{_SYMBOL}]")
+# Patterns, compiled by `re` (and cached) on first use: most commands never look for a key,
+# and compiling these three at import cost every command ~1 ms.
+_KEY_CANDIDATE = f"(?<![{_SYMBOL}])(?=((?:[{_SYMBOL}][{_SEPARATORS}]*){{29}}[{_SYMBOL}]))"
+_KEY_GROUPS = f"[{_SYMBOL}]{{5}}(?:[\\s\\-][{_SYMBOL}]{{5}}){{5}}"
+_SYMBOL_CHAR = f"[{_SYMBOL}]"
+_KEY_SYMBOLS = 30
 _KEY_SPAN = 256
 """More than any typed card key is long (30 symbols and their separators)."""
 
@@ -143,10 +144,12 @@ def _escape(match: re.Match[str]) -> str:
 def find_card_keys(text: str) -> list[str]:
     """Every spelling of a card key in ``text``: 30 symbols whose check symbols match (any case,
     separators, full-width), or the grouped shape ``XXXXX-XXXXX-…`` even with a typo."""
+    if len(text) < _KEY_SYMBOLS:
+        return []
     found = []
-    for match in _KEY_CANDIDATE.finditer(text):
+    for match in re.finditer(_KEY_CANDIDATE, text):
         spelling = match.group(1)
-        if _KEY_GROUPS.fullmatch(spelling) or _checks(spelling):
+        if re.fullmatch(_KEY_GROUPS, spelling) or _checks(spelling):
             found.append(spelling)
     return found
 
@@ -178,8 +181,6 @@ class KeyMask:
 
 def mask_card_keys(text: str) -> str:
     """``text`` with every card key in it masked."""
-    if len(text) < 30:
-        return text
     for spelling in find_card_keys(text):
         text = text.replace(spelling, masked_key(spelling))
     return text
@@ -187,7 +188,7 @@ def mask_card_keys(text: str) -> str:
 
 def masked_key(spelling: str) -> str:
     """First and last five symbols only (``GTA13-…-K0PVN``), as messages show a card key."""
-    symbols = _SYMBOL_CHAR.findall(spelling)
+    symbols = re.findall(_SYMBOL_CHAR, spelling)
     if len(symbols) < 10:
         return "…"
     return f"{''.join(symbols[:5])}-…-{''.join(symbols[-5:])}"
@@ -196,7 +197,7 @@ def masked_key(spelling: str) -> str:
 def _checks(spelling: str) -> bool:
     """Whether the 30 symbols of ``spelling`` are a card key (its check symbols match)."""
     values = []
-    for char in _SYMBOL_CHAR.findall(spelling):
+    for char in re.findall(_SYMBOL_CHAR, spelling):
         normal = unicodedata.normalize("NFKC", char).upper()
         value = ALPHABET.find(LOOKALIKES.get(normal, normal))
         if value < 0:

@@ -14,7 +14,7 @@ import sys
 from infracards.cli.common import open_home
 from infracards.paths import home
 from infracards.services.answers import AnswerBook
-from infracards.services.study import local_now
+from infracards.services.settings import local_now
 from infracards.tui.app import InfracardsApp
 from infracards.tui.context import AppContext
 from infracards.tui.screens.review import ReviewScreen

@@ -20,7 +20,7 @@ from infracards.services.calculator import EMPTY_OUTPUT, card_sheets, evaluate
 from infracards.services.library import add_deck, notation_page
 from infracards.services.publish import load_source
 from infracards.store.db import transaction
-from infracards.store.queries import find_card
+from infracards.store.reads import find_card
 from tests.calc_deck import calc_store
 
 
@@ -174,7 +174,7 @@ def test_every_calculator_of_the_shipped_deck_opens_on_its_worked_example() -> N
         record = CardRecord(
             pk=1, deck_id="module03", card_id=source.card_id, prompt=source.prompt, tags=(),
             key_points=(), answer=source.answer, sealed=None, state=SM2State(), due=None,
-            calculators=source.calculators,
+            language="zh-CN", calculators=source.calculators,
         )  # fmt: skip
         sheets = card_sheets(record, AnswerBook(), answer_shown=True)
         offered[source.card_id] = [sheet.model for sheet in sheets]

@@ -20,11 +20,12 @@ from infracards.services.mock import (
     add_missed_to_today,
     draw_questions,
     draw_weight,
-    mock_reports,
 )
+from infracards.services.mock_history import mock_reports
 from infracards.store.db import transaction
 from infracards.store.practice import DrawCandidate
-from infracards.store.queries import find_card, load_card, set_suspended
+from infracards.store.queries import set_suspended
+from infracards.store.reads import find_card, load_card
 from tests.conftest import grade_by_id
 
 
@@ -159,6 +160,7 @@ def test_a_mock_session_is_logged_with_its_clock_and_changes_no_schedule(
     assert rows(home, "SELECT * FROM cardstate ORDER BY card") == states_before
     [stored] = mock_reports(engine, deck_id="sample")
     assert stored.score == 0.5 and stored.questions == report.questions
+    assert stored.started_at == report.started_at == now  # read back as the UTC time it was
     assert rows(
         home, "SELECT questions, seconds_per_question, ended_at IS NOT NULL FROM mocksession"
     ) == [(4, 120, 1)]

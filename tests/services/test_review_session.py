@@ -15,7 +15,7 @@ from infracards.services import review as review_module
 from infracards.services.review import ReviewSession
 from infracards.store.db import transaction
 from infracards.store.models import StudySession
-from infracards.store.queries import card_history, find_card
+from infracards.store.reads import card_history, find_card
 
 
 class Ticks:

@@ -21,7 +21,7 @@ from infracards.errors import StoreError
 from infracards.paths import database_path
 from infracards.services.answers import AnswerBook
 from infracards.store.db import transaction
-from infracards.store.queries import find_card
+from infracards.store.reads import find_card
 from infracards.tui.app import InfracardsApp
 from infracards.tui.context import AppContext
 from tests import terminal

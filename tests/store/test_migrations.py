@@ -12,7 +12,8 @@ from sqlalchemy import create_engine
 
 from infracards.errors import StoreError
 from infracards.paths import database_path
-from infracards.store.db import SCHEMA_HEAD, alembic_config, backup_database, migrate, open_store
+from infracards.store.db import alembic_config, backup_database, migrate, open_store
+from infracards.store.file import SCHEMA_HEAD
 from tests.store.test_counts import assert_counts_match
 
 
@@ -113,7 +114,8 @@ def test_a_database_from_each_older_revision_upgrades_with_every_review_intact(
     from infracards.records import RecalledPoints
     from infracards.store.db import transaction
     from infracards.store.practice import MockAnswer, save_mock_answer, start_mock
-    from infracards.store.queries import find_card, set_suspended, start_session
+    from infracards.store.queries import set_suspended, start_session
+    from infracards.store.reads import find_card
     from tests.conftest import grade_by_id
 
     # Realistic data written by today's app: sessions, grades, drills, several days.
@@ -240,7 +242,8 @@ def test_schema_0006_downgrades_and_upgrades_again_with_its_counts(
 ) -> None:
     """Suspended and buried cards' count buckets merge on the way down and split again."""
     from infracards.store.db import transaction
-    from infracards.store.queries import bury, find_card, set_suspended
+    from infracards.store.queries import bury, set_suspended
+    from infracards.store.reads import find_card
     from tests.conftest import grade_by_id
 
     grade_by_id(engine, "q01", 4, now=now, today=today)

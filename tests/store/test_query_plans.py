@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import Engine, TextClause
 
 import infracards.store.queries as queries
+import infracards.store.reads as reads
 import infracards.store.stats as stats
 from infracards.paths import database_path
 
@@ -62,8 +63,9 @@ def db(engine: Engine, home: Path) -> sqlite3.Connection:
     connection.close()
 
 
-def plan(db: sqlite3.Connection, statement: TextClause) -> list[str]:
-    return [row[3] for row in db.execute(f"EXPLAIN QUERY PLAN {statement.text}", PARAMS)]
+def plan(db: sqlite3.Connection, statement: TextClause | str) -> list[str]:
+    sql = statement if isinstance(statement, str) else statement.text
+    return [row[3] for row in db.execute(f"EXPLAIN QUERY PLAN {sql}", PARAMS)]
 
 
 def test_a_page_of_the_queue_is_one_index_range_in_study_order(db: sqlite3.Connection) -> None:
@@ -92,13 +94,15 @@ def test_drills_are_checked_card_by_card(db: sqlite3.Connection) -> None:
     "statement",
     [
         queries._DUE_COUNT,
-        queries._DECK_COUNTS,
-        queries._REVIEWED_ON,
+        reads._DECK_COUNTS,
+        reads._REVIEWED_ON,
         queries._TODAYS_REVIEWS,
-        queries._DECK_ROWS,
+        reads._DECK_ROWS,
     ],
 )
-def test_counts_read_only_running_counts(db: sqlite3.Connection, statement: TextClause) -> None:
+def test_counts_read_only_running_counts(
+    db: sqlite3.Connection, statement: TextClause | str
+) -> None:
     tables = " ".join(plan(db, statement))
     for table in ("card ", "cardstate", "review"):
         assert table not in tables, tables

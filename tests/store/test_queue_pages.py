@@ -19,13 +19,8 @@ from infracards.scheduler import SM2State, StudyQueue
 from infracards.services.library import add_deck
 from infracards.services.study import Graded, grade_card, undo_grade
 from infracards.store.db import transaction
-from infracards.store.queries import (
-    build_queue,
-    find_card,
-    load_card,
-    load_queue_page,
-    set_card_state,
-)
+from infracards.store.queries import build_queue, load_queue_page, set_card_state
+from infracards.store.reads import find_card, load_card
 from tests.conftest import SAMPLE_DECK, write_release
 
 CARDS = 30

@@ -32,7 +32,7 @@ from infracards.services.report import write_report
 from infracards.store import stats as stats_module
 from infracards.store.db import open_store, transaction
 from infracards.store.models import Card, Review
-from infracards.store.queries import find_card
+from infracards.store.reads import find_card
 from infracards.store.stats import (
     Stats,
     TagStats,
@@ -360,7 +360,6 @@ def test_the_text_report_fits_80_columns(history: Engine, today: date) -> None:
     assert "Streak     5 days (longest 7)" in report
     assert "  2024-12-23                         no reviews" in report
     assert "Cards      5 active, 4 reviewed, average EF 2.27" in report
-    assert "  communication            3       6   83%  2.34" in report
     assert "  2024-12-30  █████████████████░░░  83% of 6" in report
 
 
@@ -398,3 +397,34 @@ def test_the_stats_module_does_not_import_textual() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+def test_a_new_learner_sees_only_the_weeks_since_their_first_review(
+    engine: Engine, today: date
+) -> None:
+    assert "  No reviews yet.\n" in stats_report(stats_for(engine, today))
+    grade(engine, "q01", 4, (today - timedelta(days=7)).isoformat())
+    grade(engine, "q02", 5, today.isoformat())
+    report = stats_report(stats_for(engine, today))
+    weeks = report.split("Retention by week")[1].split("\n\n")[0].splitlines()[1:]
+    assert weeks == [
+        "  2024-12-30  ████████████████████ 100% of 1",
+        "  2025-01-06  ████████████████████ 100% of 1",
+    ]
+
+
+def test_the_forecast_has_a_scale(history: Engine, today: date) -> None:
+    report = stats_report(stats_for(history, today))
+    chart = report.split("Due in the next 30 days")[1].split("\n\n")[0].splitlines()[1:]
+    assert chart[0].startswith("  2 ┤") and chart[-2] == "  0 └" + "─" * 30
+    assert chart[-1].split() == ["01-06", "01-20", "02-04"]
+    bars = [line[5:] for line in chart[:-2]]
+    assert len(bars) == 4 and all(len(line) <= 30 for line in bars)
+    assert [line[:2] for line in bars] == [" █", " █", "██", "██"]  # 1 today, 2 tomorrow (peak)
+
+
+def test_the_topics_say_ef_averages_the_reviewed_cards(history: Engine, today: date) -> None:
+    report = stats_report(stats_for(history, today))
+    assert "Topics (reviews since 2024-12-08; EF: average of the cards seen)" in report
+    assert "  tag                  cards  seen reviews  kept    EF" in report
+    assert "  communication            3     3       6   83%  2.34" in report

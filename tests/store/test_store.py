@@ -19,15 +19,8 @@ from infracards.services.study import grade_card, undo_grade
 from infracards.store.db import session_connection, transaction
 from infracards.store.grading import REVIEW_COLUMNS, load_state
 from infracards.store.models import CardState, Review
-from infracards.store.queries import (
-    browse_rows,
-    build_queue,
-    card_history,
-    deck_summaries,
-    find_card,
-    load_card,
-    set_card_state,
-)
+from infracards.store.queries import browse_rows, build_queue, set_card_state
+from infracards.store.reads import card_history, deck_summaries, find_card, load_card
 from tests.conftest import SAMPLE_DECK, grade_by_id, write_release
 
 
@@ -91,7 +84,7 @@ def test_deck_update_keeps_progress_retires_and_restores(
         ]
         assert len(card_history(session, pk=q02.pk)) == 1
 
-    write_release(sample_deck, SAMPLE_DECK)
+    write_release(sample_deck, SAMPLE_DECK.replace("version: 1", "version: 3"))
     report = add_deck(engine, sample_deck)
     assert report.restored == ("q04",) and report.retired == ("q05",)
     assert not card(engine, "q04").retired

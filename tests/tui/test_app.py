@@ -6,13 +6,15 @@ from collections import Counter
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
+import pytest
+from rich.cells import cell_len
 from sqlalchemy import Engine
 from sqlmodel import select
 from textual.widgets import DataTable, Input, Static
 
 from infracards.store.db import transaction
 from infracards.store.models import StudySession
-from infracards.store.queries import card_history, find_card
+from infracards.store.reads import card_history, find_card
 from infracards.tui.app import InfracardsApp
 from infracards.tui.context import AppContext
 from infracards.tui.screens.browse import BrowseScreen
@@ -44,16 +46,17 @@ def points_on_screen(app: InfracardsApp) -> list[str]:
     points = app.screen.query_one(KeyPointList)
     if not points.display:
         return []
-    return [str(line.render()).strip() for line in points.query(PointLine)]
+    return [line.plain.strip() for line in points.query(PointLine)]
 
 
 def text_of(rendered: RenderedLines) -> Counter[str]:
-    """The characters of laid-out lines, whatever the width: no spaces, no table rules."""
+    """The characters of laid-out lines, whatever the width: no spaces, table rules or the
+    marks of wrapped code lines (↪)."""
     return Counter(
         char
         for line in lines_text(rendered)
         for char in line
-        if not char.isspace() and not "\u2500" <= char <= "\u257f"
+        if not char.isspace() and not "\u2500" <= char <= "\u257f" and char != "↪"
     )
 
 
@@ -67,7 +70,14 @@ async def test_home_lists_the_deck_with_its_counts(app: InfracardsApp) -> None:
     async with app.run_test(size=SIZE):
         assert isinstance(app.screen, HomeScreen)
         table = app.screen.query_one(DataTable)
-        assert table.get_row("sample") == ["Sample deck", "4", "4", "0", "1 locked", "0"]
+        assert list(map(str, table.get_row("sample"))) == [
+            "Sample deck",
+            "4",
+            "4",
+            "0",
+            "1 locked",
+            "0",
+        ]
 
 
 async def test_a_full_session_with_a_drill_and_undo(
@@ -148,7 +158,7 @@ async def test_browse_search_tag_filter_and_open(app: InfracardsApp) -> None:
 
 async def test_review_with_nothing_due_returns_home(app: InfracardsApp, engine: Engine) -> None:
     with transaction(engine) as session:
-        from infracards.store.queries import save_setting
+        from infracards.store.reads import save_setting
 
         save_setting(session, key="new-per-day", value="0")
     async with app.run_test(size=SIZE) as pilot:
@@ -240,8 +250,10 @@ async def test_a_long_answer_fits_beside_its_scrollbar(engine: Engine, context) 
         await pilot.pause()
         view = app.screen.query_one(CardView)
         strips = app.screen.query_one(AnswerLines).rendered.strips
-        assert len(strips) > 40 and view.show_vertical_scrollbar
-        assert max(strip.cell_length for strip in strips) <= view.scrollable_content_region.width
+        assert len(strips) > 40 and view.body.show_vertical_scrollbar
+        assert (
+            max(strip.cell_length for strip in strips) <= view.body.scrollable_content_region.width
+        )
 
 
 async def test_a_shown_answer_is_laid_out_again_when_the_terminal_is_resized(
@@ -282,7 +294,14 @@ async def test_a_review_started_from_the_command_line_leaves_to_a_full_home_scre
         await pilot.press("space", "4", "q", "enter")
         assert app.screen is home and home.built
         table = home.query_one(DataTable)
-        assert table.get_row("sample") == ["Sample deck", "4", "3", "0", "1 locked", "1"]
+        assert list(map(str, table.get_row("sample"))) == [
+            "Sample deck",
+            "4",
+            "3",
+            "0",
+            "1 locked",
+            "1",
+        ]
         assert table.has_focus and home.selected_deck == "sample"
         await pilot.press("r")
         assert shown_card_id(app) == "q02"
@@ -304,8 +323,8 @@ async def test_the_grade_buttons_are_labelled_and_grade_even_when_revealed_at_on
         buttons = screen.query_one(GradeBar).query(Button)
         # Nothing ticked yet: the key points suggest 0 (★).
         assert [str(b.label).split()[0] for b in buttons] == ["★0", "1", "2", "3", "4", "5"]
-        assert str(buttons[4].label) == "4 hesitant\n1 day"
         await pilot.pause()
+        assert str(buttons[4].label) == "4 hesitant\n1 day"  # labelled for the bar's width
         assert len(screen.query_one(GradeBar).query(Button)) == 6  # added once only
         await pilot.click("#grade-4")
         assert shown_card_id(app) == "q02"
@@ -381,12 +400,23 @@ def test_the_progress_line_counts_and_fills_its_bar_in_proportion() -> None:
     from infracards.tui.screens.review import PROGRESS_CELLS, progress_line
 
     half = progress_line(done=2, remaining=2, drills=1)
-    assert half.plain == f"2 answered · 2 to go · 1 to drill again   {'━' * PROGRESS_CELLS} 50%"
+    # "to go" counts the drill already: it must not read as a third card.
+    assert half.plain == f"2 answered · 2 to go, 1 of them a drill   {'━' * PROGRESS_CELLS} 50%"
+    assert progress_line(done=0, remaining=5, drills=2).plain.startswith(
+        "0 answered · 5 to go, 2 of them drills   "
+    )
     filled = [span for span in half.spans if span.style == "$primary"]
     assert [span.end - span.start for span in filled] == [PROGRESS_CELLS // 2]
     finished = progress_line(done=3, remaining=0, drills=0)
     assert finished.plain.endswith(" 100%")
     assert [span.style for span in finished.spans if span.end > span.start] == ["$success"]
+    # At 60 columns (56 cells inside the padding) the bar shortens instead of wrapping.
+    narrow = progress_line(done=1, remaining=8, drills=1, width=56)
+    assert cell_len(narrow.plain) <= 56 and narrow.plain.endswith("━ 11%")
+    assert (
+        progress_line(done=1, remaining=8, drills=1, width=200).plain
+        == progress_line(done=1, remaining=8, drills=1).plain
+    )
 
 
 def session_ends(engine: Engine) -> list[object]:
@@ -551,7 +581,7 @@ async def test_browse_lists_a_big_deck_a_page_at_a_time(
 async def test_the_theme_chosen_is_kept_for_the_next_run(
     context: AppContext, engine: Engine
 ) -> None:
-    from infracards.store.queries import save_setting
+    from infracards.store.reads import save_setting
 
     app = InfracardsApp(context)
     default = app.theme
@@ -580,23 +610,47 @@ async def test_browse_search_finds_words_in_answers_once_typing_pauses(
         assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["q01"]
 
 
-async def test_grade_buttons_say_what_they_do_in_a_narrow_terminal(app: InfracardsApp) -> None:
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (100, 32), (120, 40)])
+async def test_grade_buttons_are_compact_aligned_and_unambiguous(
+    app: InfracardsApp, size: tuple[int, int]
+) -> None:
+    """Every label is two whole lines (meaning, then outcome) inside its button at any width:
+    nothing wraps to a third line, nothing is cut, and an outcome never reads "again in 6
+    days" for "6 days, and again today"."""
     from textual.widgets import Button
 
     from infracards.tui.widgets.grade_bar import GradeBar
 
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await pilot.press("r", "space")
-        bar = app.screen.query_one(GradeBar)
-        assert bar.has_class("narrow")
-        labels = [str(button.label) for button in bar.query(Button)]
-        assert labels[1] == "1 wrong, knew\n1d again" and labels[5] == "5 perfect\n1d"
-        # Three lines (the meaning may wrap) fit inside each button's border.
-        assert all(button.content_region.height >= 3 for button in bar.query(Button))
-        await pilot.resize_terminal(100, 32)
         await pilot.pause()
-        assert not bar.has_class("narrow")
-        assert str(bar.query_one("#grade-1", Button).label) == "1 wrong, knew\n1 day +again"
+        bar = app.screen.query_one(GradeBar)
+        buttons = list(bar.query(Button))
+        labels = [str(button.label).split("\n") for button in buttons]
+        assert all(len(lines) == 2 for lines in labels), labels
+        for button, lines in zip(buttons, labels, strict=True):
+            room = button.content_region.width - 2 * button.styles.line_pad
+            assert all(cell_len(line) <= room for line in lines), lines
+            assert button.content_region.height >= 2
+        assert len({button.region.y for button in buttons}) == 1  # one row, same height
+        meanings, outcomes = zip(*labels, strict=True)
+        # Nothing ticked yet, so the key points suggest 0: its mark leads, or (where the
+        # button has no cell for it) takes the space after the digit.
+        assert meanings[0] == ("0★blackout" if size[0] < 80 else "★0 blackout")
+        assert [meaning.split()[0] for meaning in meanings[1:]] == list("12345")
+        if size[0] >= 100:
+            assert meanings[1] == "1 wrong, knew" and outcomes[1] == "1 day +today"
+            assert outcomes[5] == "1 day"
+        else:
+            assert meanings[1:] == ("1 ✗ knew", "2 ✗ easy", "3 hard", "4 hesitant", "5 perfect")
+            assert outcomes == ("1d +today",) * 4 + ("1d", "1d")
+        assert "again" not in " ".join(outcomes)  # a drill's "again" only ever means today
+        await pilot.press("f1")  # the keys help beside it narrows the bar: still two lines
+        await pilot.pause()
+        for button in bar.query(Button):
+            lines = str(button.label).split("\n")
+            room = button.content_region.width - 2 * button.styles.line_pad
+            assert len(lines) == 2 and all(cell_len(line) <= max(room, 8) for line in lines)
 
 
 def offered_keys(app: InfracardsApp) -> set[str]:
@@ -614,3 +668,225 @@ async def test_the_footer_follows_the_card_on_screen_after_an_undo(app: Infracar
         await pilot.press("u")
         await pilot.pause()
         assert shown_card_id(app) == "q02" and "k" not in offered_keys(app)
+
+
+async def test_the_card_header_shows_every_tag(app: InfracardsApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r", "space", "5")
+        assert shown_card_id(app) == "q02"
+        meta = str(app.screen.query_one("#card-meta", Static).render())
+        assert meta.split() == ["q02", "memory", "zero"]
+
+
+async def test_key_points_are_headed_in_the_decks_language(
+    engine: Engine, tmp_path, context
+) -> None:  # type: ignore[no-untyped-def]
+    from infracards.services.library import add_deck
+    from tests.test_cli import ONE_CARD_EN
+
+    deck = tmp_path / "one.yaml"
+    deck.write_text(ONE_CARD_EN, encoding="utf-8")
+    add_deck(engine, deck)
+    app = InfracardsApp(context, start_review="one")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("space")
+        title = str(app.screen.query_one("#points-title", Static).render())
+        assert title.startswith("Key points · tick what you said") and "要点" not in title
+
+
+async def test_card_history_shows_the_learners_local_time(
+    app: InfracardsApp,
+    engine: Engine,
+    now: datetime,
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("r", "space", "4", "q", "enter", "b", "enter")
+            await pilot.pause()
+            table = app.screen.query_one("#history-table", DataTable)
+            assert next(str(column.label) for column in table.columns.values()) == "Reviewed"
+            assert table.get_row_at(0)[0] == now.astimezone().strftime("%Y-%m-%d %H:%M")
+            assert table.get_row_at(0)[0].endswith("18:00")  # 10:00 UTC is 18:00 at UTC+8
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+async def test_q_leaves_browse_as_it_leaves_every_other_screen(app: InfracardsApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.screen, BrowseScreen)
+        await pilot.press("slash")
+        await pilot.pause()
+        await pilot.press("q")  # typed into the search box, it is a letter
+        assert app.screen.query_one(Input).value == "q"
+        await pilot.press("enter", "q")
+        assert isinstance(app.screen, HomeScreen)
+
+
+async def test_the_keys_help_opens_with_question_mark_or_f1_and_esc_closes_it(
+    app: InfracardsApp,
+) -> None:
+    """On every screen; Esc closes only the panel, not the screen under it."""
+    from textual.widgets import HelpPanel
+
+    from infracards.tui.screens.stats import StatsScreen
+
+    async with app.run_test(size=SIZE) as pilot:
+        for keys, kind in (
+            ((), HomeScreen),
+            (("r",), ReviewScreen),
+            (("q", "b"), BrowseScreen),
+            (("enter",), CardScreen),
+            (("escape", "escape", "s"), StatsScreen),
+            (("escape", "r", "space", "4", "q"), SummaryScreen),
+        ):
+            await pilot.press(*keys)
+            await pilot.pause()
+            assert isinstance(app.screen, kind)
+            for opener in ("question_mark", "f1"):
+                await pilot.press(opener)
+                await pilot.pause()
+                assert app.screen.query(HelpPanel), (kind, opener)
+                await pilot.press("escape")
+                await pilot.pause()
+                assert isinstance(app.screen, kind) and not app.screen.query(HelpPanel)
+            await pilot.press("f1", "f1")  # F1 again hides it too
+            assert not app.screen.query(HelpPanel)
+
+
+async def test_dragging_over_the_answer_copies_its_text(app: InfracardsApp) -> None:
+    """Not the widget's name (``AnswerLines#card-answer``)."""
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r", "space")
+        await pilot.pause()
+        answer = app.screen.query_one(AnswerLines)
+        lines = list(lines_text(answer.rendered))
+        row = next(y for y, line in enumerate(lines) if "All-Reduce 把每个" in line)
+        end = len(lines[row + 2].rstrip())
+        top = answer.content_region.y - answer.region.y  # the widget's padding
+        await pilot.mouse_down(answer, offset=(0, top + row))
+        await pilot.hover(answer, offset=(end + 20, top + row + 2))
+        await pilot.mouse_up(answer, offset=(end + 20, top + row + 2))
+        await pilot.pause()
+        selected = app.screen.get_selected_text()
+        assert selected is not None
+        assert selected.splitlines()[0].strip() == lines[row].strip()
+        await pilot.press("ctrl+c")
+        assert app.clipboard == selected and "AnswerLines" not in app.clipboard
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+async def test_notifications_cover_neither_the_grades_nor_the_card(
+    app: InfracardsApp, size: tuple[int, int]
+) -> None:
+    from textual.widgets._toast import Toast
+
+    from infracards.tui.widgets.card_view import CardView
+    from infracards.tui.widgets.grade_bar import GradeBar
+
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await pilot.press("r", "space", "5", "space", "u")  # the undo says so in a toast
+        await pilot.pause(0.2)
+        [toast] = app.screen.query(Toast)
+        view = app.screen.query_one(CardView)
+        for needed in (app.screen.query_one(GradeBar), view.body, view.query_one("#card-prompt")):
+            assert not toast.region.overlaps(needed.region), needed
+        assert toast.region.y == 0 and toast.region.height == 1
+
+
+LONG_PROMPT_DECK = """\
+format: infracards-deck/v1
+id: long
+title: Long prompts
+version: 1
+language: zh-CN
+cards:
+  - id: l1
+    prompt: "{prompt}"
+    answer: |
+{answer}
+"""
+
+
+async def test_the_prompt_stays_in_view_as_one_line_that_opens_whole(
+    engine: Engine, tmp_path: Path, context: AppContext
+) -> None:
+    """At 80×24 the answer scrolls under the prompt, which keeps one line (p: all of it)."""
+    from infracards.services.library import add_deck
+    from infracards.tui.widgets.card_view import CardView
+
+    prompt = "在 8 卡 H100 上训练 70B 模型，" * 8 + "显存怎么算？"
+    answer = "\n".join(f"      第 {n} 行：估算参数、梯度、优化器状态和激活。" for n in range(80))
+    deck = tmp_path / "long.yaml"
+    deck.write_text(LONG_PROMPT_DECK.format(prompt=prompt, answer=answer), encoding="utf-8")
+    add_deck(engine, deck)
+    app = InfracardsApp(context, start_review="long")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.screen.query_one(CardView)
+        line = view.query_one("#card-prompt")
+        assert line.region.height > 3  # the question: the whole prompt, wrapped
+        await pilot.press("space")
+        await pilot.pause()
+        top = line.region
+        assert top.height == 2 and view.prompt_collapsed  # one line and its rule
+        assert view.body.region.height >= 14  # the answer gets the rest
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause()
+        assert view.body.scroll_y > 0 and line.region == top  # still there, unmoved
+        await pilot.press("p")
+        await pilot.pause()
+        assert line.region.height > 3 and not view.prompt_collapsed
+        await pilot.click("#card-prompt")
+        await pilot.pause()
+        assert view.prompt_collapsed
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+async def test_home_shows_every_column_at_any_common_width(app: InfracardsApp, width: int) -> None:
+    """At 80 columns "Reviewed today" was out of sight, with nothing to say it was there."""
+    async with app.run_test(size=(width, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        labels = [str(column.label) for column in table.columns.values()]
+        assert len(labels) == 6 and labels[0] == "Deck" and labels[-1].startswith("Reviewed")
+        assert table.virtual_size.width <= table.size.width  # nothing scrolled out of sight
+        assert table.get_row("sample")[1:] == ["4", "4", "0", "1 locked", "0"]
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+async def test_browse_fits_its_columns_and_names_the_ones_it_leaves_out(
+    app: InfracardsApp, engine: Engine, now: datetime, today: date, width: int
+) -> None:
+    """At 80 columns Due was cut to "2026-12-" and two columns sat out of sight unannounced;
+    at 120 the prompt kept 30 cells; a cut CJK prompt left a gap before its "…"."""
+    from tests.conftest import grade_by_id
+
+    grade_by_id(engine, "q02", 4, now=now, today=today)  # a due date to show
+    async with app.run_test(size=(width, 24)) as pilot:
+        await pilot.press("b")
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        assert table.virtual_size.width <= table.size.width
+        labels = [str(column.label) for column in table.columns.values()]
+        assert {"Id", "Prompt", "Due", "Answer"} <= set(labels)
+        row = dict(zip(labels, table.get_row("2"), strict=True))
+        assert row["Due"] == (today + timedelta(days=1)).isoformat()  # whole
+        hidden = app.screen.query_one("#browse-hidden", Static)
+        missing = [label for label in ("Tags", "EF", "Interval", "Reviews") if label not in labels]
+        assert hidden.display == bool(missing)
+        if missing:
+            assert str(hidden.render()).startswith(f"Hidden at this width: {', '.join(missing)}")
+        prompt = table.ordered_columns[1].width
+        longest = max(cell_len(row.prompt) for row in app.screen.rows)
+        assert prompt == longest if width >= 100 else prompt >= 20  # as wide as there is room
+        for index in range(table.row_count):
+            shown = str(table.get_row_at(index)[1])
+            assert not shown.endswith(" …") and cell_len(shown) <= prompt

@@ -66,3 +66,32 @@ def test_a_chinese_sentence_fills_its_lines_and_keeps_punctuation_attached() -> 
     lines = console.export_text().splitlines()
     assert lines[0].startswith("1. **粗体** 把每卡全部流量") and len(lines[0].rstrip()) >= 18
     assert not any(line.startswith(("，", "。")) for line in lines)
+
+
+def test_a_url_wider_than_the_line_breaks_between_its_path_segments() -> None:
+    from infracards.tui.line_breaks import chop_between_segments
+
+    url = (
+        "(https://github.com/NVIDIA/Megatron-LM/blob/main/megatron/core/tensor_parallel/layers.py)"
+    )
+    assert chop_between_segments(url, 40) == [
+        "(https://github.com/NVIDIA/Megatron-LM/",
+        "blob/main/megatron/core/tensor_parallel/",
+        "layers.py)",
+    ]
+    slug = "distributed-w-torchtitan-introducing-async-tensor-parallelism-in-pytorch"
+    assert chop_between_segments(slug, 30) == [
+        "distributed-w-torchtitan-",
+        "introducing-async-tensor-",
+        "parallelism-in-pytorch",
+    ]
+    assert chop_between_segments("x" * 25, 10) == ["x" * 10, "x" * 10, "x" * 5]  # no separator
+    enable_cjk_line_breaks()
+    console = Console(width=50, color_system=None)
+    lines = console.render_lines(Text(f"see {url} for the code"), pad=False)
+    assert ["".join(s.text for s in line).rstrip() for line in lines] == [
+        "see",
+        "(https://github.com/NVIDIA/Megatron-LM/blob/main/",
+        "megatron/core/tensor_parallel/layers.py) for the",
+        "code",
+    ]

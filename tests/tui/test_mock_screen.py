@@ -41,7 +41,7 @@ def text(app: InfracardsApp, selector: str) -> str:
 
 
 def points(app: InfracardsApp) -> list[str]:
-    return [str(line.render()) for line in app.screen.query_one(KeyPointList).query(PointLine)]
+    return [line.plain for line in app.screen.query_one(KeyPointList).query(PointLine)]
 
 
 async def test_the_countdown_runs_out_the_learner_ticks_and_the_report_adds_misses_to_today(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +41,10 @@ async def test_the_stats_screen_shows_the_numbers(
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, StatsScreen)
-        assert screen.sub_title == "all decks · study day 2025-01-06"
+        assert screen.sub_title == "all decks · 2025-01-06"
         assert text_of(screen, "#stats-summary") == (
-            "5 cards (4 reviewed) · 24 reviews · average EF 2.27\nStreak 5 days · longest 7 days"
+            "5 cards (4 reviewed) · 24 reviews · average EF 2.27\n"
+            "Streak 5 days · longest 7 days · study day 2025-01-06"
         )
         assert text_of(screen, "#stats-heatmap-title") == (
             "Reviews per day: 23 in the last 365 days, on 16 days"
@@ -119,7 +120,7 @@ async def test_a_store_without_reviews(
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, StatsScreen)
-        assert screen.sub_title == "sample · study day 2025-01-06"
+        assert screen.sub_title == "sample · 2025-01-06"
         assert text_of(screen, "#stats-summary").startswith(
             "4 cards (0 reviewed) · 0 reviews · average EF –"
         )
@@ -131,12 +132,32 @@ async def test_a_store_without_reviews(
         assert all(row.share is None for row in screen.query_one("#stats-tags", RatioBars).rows)
 
 
+@pytest.mark.parametrize("size", [SIZE, (80, 24), (60, 20)], ids=["100x32", "80x24", "60x20"])
 def test_snapshot(
-    app: InfracardsApp, context: AppContext, history: Engine, snap_compare: Any
+    app: InfracardsApp,
+    context: AppContext,
+    history: Engine,
+    snap_compare: Any,
+    size: tuple[int, int],
 ) -> None:
     async def open_stats(pilot: Pilot[None]) -> None:
         await pilot.app.push_screen(StatsScreen(context))
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
 
-    assert snap_compare(app, run_before=open_stats, terminal_size=SIZE)
+    assert snap_compare(app, run_before=open_stats, terminal_size=size)
+
+
+async def test_a_new_learner_sees_no_empty_weeks(
+    app: InfracardsApp, context: AppContext, engine: Engine, today: date, now: datetime
+) -> None:
+    from tests.conftest import grade_by_id
+
+    grade_by_id(engine, "q01", 4, now=now, today=today)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.push_screen(StatsScreen(context))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        weekly = app.screen.query_one("#stats-weekly", RatioBars)
+        assert weekly.rows == (BarRow("Jan  6", 1.0, "100% of 1"),)
+        assert text_of(app.screen, "#stats-tags-title").endswith("average EF of the cards seen")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 from textual.widgets import DataTable, Input, OptionList, Select, Static
+from textual.widgets.data_table import ColumnKey
 
 from infracards.paths import database_path
 from infracards.services.plan import set_interview_date
@@ -36,14 +37,16 @@ def home_plan(app: InfracardsApp) -> str:
     return str(app.screen.query_one("#home-plan", Static).render())
 
 
-def header_x(table: DataTable[str], index: int) -> int:
-    """A cell inside the header of column ``index``."""
+def header_x(table: DataTable[str], label: str) -> int:
+    """A cell inside the header of the column headed ``label``."""
     keys = list(table.columns)
+    index = keys.index(ColumnKey(label))
     return sum(table.columns[key].get_render_width(table) for key in keys[:index]) + 1
 
 
-def column(table: DataTable[str], index: int) -> list[str]:
-    return [str(table.get_row_at(row)[index]) for row in range(table.row_count)]
+def column(table: DataTable[str], label: str) -> list[str]:
+    """The cells of the column headed ``label``, top to bottom (Browse keys columns by label)."""
+    return [str(value) for value in table.get_column(label)]
 
 
 async def test_home_shows_the_countdown_readiness_and_plan_and_accepts_it(
@@ -148,7 +151,7 @@ async def test_suspend_from_the_review_and_unsuspend_from_browse(
         table = browse.query_one(DataTable)
         browse.query_one("#browse-state", Select).value = "suspended"
         await pilot.pause()
-        assert column(table, 0) == ["q01"] and column(table, 8) == ["new, suspended"]
+        assert column(table, "Id") == ["q01"] and column(table, "State") == ["new, suspended"]
         table.focus()
         await pilot.press("at")  # unsuspend it from Browse
         assert db_rows(home, "SELECT suspended FROM cardstate WHERE card = 1") == [(0,)]
@@ -174,26 +177,28 @@ async def test_browse_sorts_by_any_column_and_shows_where_the_search_matched(
         screen = app.screen
         assert isinstance(screen, BrowseScreen)
         table = screen.query_one(DataTable)
-        assert column(table, 0) == ["q01", "q02", "q03", "q04"]
-        ef_header = (header_x(table, 3), 0)
+        assert column(table, "Id") == ["q01", "q02", "q03", "q04"]
+        ef_header = (header_x(table, "EF"), 0)
         await pilot.click("#browse-table", offset=ef_header)  # the EF header
-        assert column(table, 3) == ["2.36", "2.50", "2.50", "2.60"]
+        assert column(table, "EF") == ["2.36", "2.50", "2.50", "2.60"]
         await pilot.click("#browse-table", offset=ef_header)  # again: descending
-        assert column(table, 3) == ["2.60", "2.50", "2.50", "2.36"]
+        assert column(table, "EF") == ["2.60", "2.50", "2.50", "2.36"]
         assert "by EF ↓" in screen.sub_title
         table.focus()
         await pilot.press("o")  # the next column: Interval
-        assert column(table, 4)[-2:] == ["1d", "1d"] and "by Interval ↑" in screen.sub_title
+        assert (
+            column(table, "Interval")[-2:] == ["1d", "1d"] and "by Interval ↑" in screen.sub_title
+        )
         await pilot.press("O")
         assert "by Interval ↓" in screen.sub_title
         await pilot.press("slash", *"communication")
         # Still sorted by interval, longest first: q04 was reviewed, q01 is new.
-        assert column(table, 0) == ["q04", "q01"] and column(table, 9) == ["tags", "tags"]
+        assert column(table, "Id") == ["q04", "q01"] and column(table, "Match") == ["tags", "tags"]
         screen.query_one(Input).value = "rank"
         await pilot.pause(0.5)  # the answers are searched once typing pauses
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert column(table, 0) == ["q01"] and column(table, 9) == ["answer"]
+        assert column(table, "Id") == ["q01"] and column(table, "Match") == ["answer"]
 
 
 async def test_a_wrong_last_grade_is_undone_from_the_summary(

@@ -1,11 +1,17 @@
-"""What every command group shares: the store of this home, JSON output, the app's launch."""
+"""What every command group shares: the store of this home, JSON output, the app's launch.
+
+Two ways into the store: ``open_reader`` for the commands that read (and change a setting),
+with the standard library's ``sqlite3`` alone, and ``open_home`` for the app and the commands
+that load decks, import progress or unlock, with SQLAlchemy. Both open a store migrated to the
+app's schema with the built-in deck loaded, and both close it at exit.
+"""
 
 from __future__ import annotations
 
 import argparse
 import atexit
 import contextlib
-import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,12 +33,16 @@ if TYPE_CHECKING:
 
     from sqlalchemy import Engine
 
+    from infracards.store.file import StoreFile
     from infracards.tui.app import MockOptions
 
     Commands: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
     """What ``add_subparsers()`` returns: each group's ``register`` adds its commands to it."""
 
 Handler = Callable[[argparse.Namespace], int]
+
+DEFAULT_DECK = "module03"
+"""The built-in deck: what `review`, `unlock` and `lock` act on without --deck."""
 
 
 def open_home() -> Engine:
@@ -46,6 +56,19 @@ def open_home() -> Engine:
     return engine
 
 
+def open_reader() -> StoreFile:
+    """The store for a command that reads: no SQLAlchemy, unless the store must be created or
+    migrated, or the built-in deck (re)loaded (the first run, a new release of infracards)."""
+    from infracards.services.library import builtin_release_to_load
+    from infracards.store.file import StoreFile
+
+    store = StoreFile.open(home())
+    atexit.register(store.close)
+    if builtin_release_to_load(store) is not None:
+        open_home()
+    return store
+
+
 def _close_store(engine: ref[Engine]) -> None:
     """At exit, close the store's connections (SQLite folds its log back into the database
     file then). The entry point freezes the heap before exiting, so the final garbage
@@ -56,11 +79,40 @@ def _close_store(engine: ref[Engine]) -> None:
 
 
 def print_json(document: Any) -> None:
+    import json
+
     print(json_safe(json.dumps(document, ensure_ascii=False, indent=2)))
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's own formatter, given the terminal's width up front: argparse makes one for
+    every argument it adds and asks ``shutil`` for the width each time, and importing
+    ``shutil`` (for its archive support) cost every command ~3 ms."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_terminal_columns() - 2)  # as argparse trims it
+
+
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``, without importing shutil."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno() if sys.__stdout__ else 1).columns
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse, with usage errors kept short: a 5 MB argument is not echoed whole."""
+    """The parser of `infracards` and of each command (subparsers are made of the same class):
+    usage errors kept short (a 5 MB argument is not echoed whole), help as wide as the
+    terminal."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> Any:
         super().error(message_line(message))
@@ -137,8 +189,10 @@ def terminal_output(*, mask: KeyMask) -> Iterator[None]:
 
 
 def report_error(message: str, *, mask: KeyMask) -> None:
-    """One line on standard error (the app's handlers print without ``terminal_output``)."""
-    print(f"infracards: {message_line(message, mask=mask)}", file=sys.stderr)
+    """One line on standard error for each line of the message (a deck with several problems
+    lists them all); the app's handlers print without ``terminal_output``."""
+    for line in message.splitlines() or [""]:
+        print(f"infracards: {message_line(line, mask=mask)}", file=sys.stderr)
 
 
 def require_terminal() -> None:
@@ -157,7 +211,7 @@ def launch_app(
 ) -> int:
     require_terminal()
     from infracards.services.answers import AnswerBook
-    from infracards.services.study import local_now
+    from infracards.services.settings import local_now
     from infracards.tui.app import InfracardsApp  # deferred: Textual is needed only here
     from infracards.tui.context import AppContext
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from infracards.cli.common import open_home, path_argument, print_json
+from infracards.cli.common import open_home, open_reader, path_argument, print_json
 from infracards.terminal_text import echo
 
 if TYPE_CHECKING:
     from infracards.cli.common import Commands
-    from infracards.records import SyncReport
 
 
 def register(commands: Commands) -> None:
@@ -18,6 +17,11 @@ def register(commands: Commands) -> None:
     deck_commands = deck.add_subparsers(title="deck commands", metavar="COMMAND", required=True)
     add = deck_commands.add_parser("add", help="load or update a deck file (progress is kept)")
     add.add_argument("path", type=path_argument, metavar="PATH")
+    add.add_argument(
+        "--allow-older",
+        action="store_true",
+        help="load a release older than the one loaded (rolls prompts and answers back)",
+    )
     add.set_defaults(handler=run_deck_add)
     check = deck_commands.add_parser("check", help="validate a deck file without loading it")
     check.add_argument("path", type=path_argument, metavar="PATH")
@@ -28,54 +32,33 @@ def register(commands: Commands) -> None:
 
 
 def run_deck_add(args: argparse.Namespace) -> int:
+    from infracards.services.formatting import sync_text
     from infracards.services.library import add_deck
 
-    report = add_deck(open_home(), args.path)
-    print(describe_sync(report))
+    report = add_deck(open_home(), args.path, allow_older=args.allow_older)
+    print(sync_text(report))
     return 0
-
-
-def describe_sync(report: SyncReport) -> str:
-    """Tell the user what a deck load changed."""
-    deck = echo(report.deck_id)
-    if report.created:
-        return f"Loaded deck {deck} v{report.version}: {len(report.added)} cards."
-    if not report.changed:
-        return f"Deck {deck} v{report.version} is already up to date; nothing changed."
-    parts = [
-        f"{label} {len(ids)} ({', '.join(map(echo, ids[:8]))}{', …' if len(ids) > 8 else ''})"
-        for label, ids in (
-            ("added", report.added),
-            ("updated", report.updated),
-            ("retired", report.retired),
-            ("restored", report.restored),
-        )
-        if ids
-    ]
-    slots = " New key slots: card keys issued for this release open it." * report.keyslots_changed
-    if not parts:
-        return f"Updated deck {deck} v{report.version}.{slots} Progress kept."
-    changes = "; ".join(parts)
-    return f"Updated deck {deck} to v{report.version}: {changes}.{slots} Progress kept."
 
 
 def run_deck_check(args: argparse.Namespace) -> int:
     from infracards.deck import load_deck
+    from infracards.services.formatting import plural
 
     deck = load_deck(args.path)
     locked = sum(card.locked for card in deck.cards)
     print(
-        f"{echo(args.path)}: ok — deck {deck.deck_id} v{deck.version}, "
-        f"{len(deck.cards)} cards ({locked} sealed)"
+        f"{echo(args.path)}: ok — deck {echo(deck.deck_id)} v{deck.version}, "
+        f"{plural(len(deck.cards), 'card')} ({locked} sealed)"
     )
     return 0
 
 
 def run_deck_list(args: argparse.Namespace) -> int:
+    from infracards.services.formatting import plural
     from infracards.services.library import deck_overview
-    from infracards.services.study import local_now
+    from infracards.services.settings import local_now
 
-    summaries = deck_overview(open_home(), now=local_now()).decks
+    summaries = deck_overview(open_reader(), now=local_now()).decks
     if args.json:
         print_json(
             [
@@ -85,5 +68,5 @@ def run_deck_list(args: argparse.Namespace) -> int:
         )
     else:
         for s in summaries:
-            print(f"{echo(s.deck_id)}\tv{s.version}\t{s.total} cards\t{echo(s.title)}")
+            print(f"{echo(s.deck_id)}\tv{s.version}\t{plural(s.total, 'card')}\t{echo(s.title)}")
     return 0

@@ -7,7 +7,7 @@ import codecs
 import sys
 from typing import TYPE_CHECKING
 
-from infracards.cli.common import open_home, text_argument
+from infracards.cli.common import DEFAULT_DECK, open_home, open_reader, print_json, text_argument
 from infracards.errors import InfracardsError
 from infracards.paths import home
 from infracards.terminal_text import echo
@@ -31,15 +31,22 @@ def register(commands: Commands) -> None:
         help="the card key, e.g. 7K3QZ-… (spaces ok)",
     )
     unlock.add_argument(
-        "--deck", type=text_argument, default="module03", help="deck id (default: module03)"
+        "--deck",
+        type=text_argument,
+        default=DEFAULT_DECK,
+        help=f"deck id (default: {DEFAULT_DECK})",
     )
     unlock.add_argument("--stdin", action="store_true", help="read the key from standard input")
     unlock.add_argument("--status", action="store_true", help="show which decks are unlocked")
+    unlock.add_argument("--json", action="store_true", help="with --status: print one JSON object")
     unlock.set_defaults(handler=run_unlock)
 
     lock = commands.add_parser("lock", help="forget the stored card key of a deck")
     lock.add_argument(
-        "--deck", type=text_argument, default="module03", help="deck id (default: module03)"
+        "--deck",
+        type=text_argument,
+        default=DEFAULT_DECK,
+        help=f"deck id (default: {DEFAULT_DECK})",
     )
     lock.set_defaults(handler=run_lock)
 
@@ -74,21 +81,36 @@ def _undecodable(data: bytes, encoding: str) -> InfracardsError:
 
 
 def run_unlock(args: argparse.Namespace) -> int:
-    from infracards.seal import parse_license_key
     from infracards.services.unlock import key_status, unlock_deck
 
     if args.status:
         from infracards.cli.study import describe_key
 
-        for deck_id, status in key_status(open_home(), home()).items():
+        decks = key_status(open_reader(), home())
+        if args.json:
+            print_json(
+                {
+                    "decks": [
+                        {"id": deck, "status": status.state, "key_stored": status.key_stored}
+                        for deck, status in decks.items()
+                    ]
+                }
+            )
+            return 0
+        for deck_id, status in decks.items():
             print(f"{echo(deck_id)}\t{describe_key(status)}")
         return 0
+    if args.json:
+        raise InfracardsError("--json goes with --status; an unlock prints one line")
+    from infracards.seal import parse_license_key
+    from infracards.services.formatting import plural
+
     typed = read_key(args)
     masked = parse_license_key(typed).masked  # typos are caught before any file is opened
     opened = unlock_deck(open_home(), home(), deck_id=args.deck, typed_key=typed)
     print(
         f"Unlocked {echo(opened.deck_id)} v{opened.release} with card key {masked}: "
-        f"{opened.answers} answers open."
+        f"{plural(opened.answers, 'answer')} open."
     )
     if opened.dropped:
         print(

@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from infracards.cli.common import launch_app, open_home, print_json, text_argument
+from infracards.cli.common import (
+    DEFAULT_DECK,
+    launch_app,
+    open_home,
+    open_reader,
+    print_json,
+    text_argument,
+)
+from infracards.paths import home
 
 if TYPE_CHECKING:
     from infracards.cli.common import Commands
@@ -48,7 +56,7 @@ def register(commands: Commands) -> None:
 
 def run_mock(args: argparse.Namespace) -> int:
     from infracards.services.mock import check_options
-    from infracards.tui.app import DEFAULT_DECK, MockOptions
+    from infracards.tui.app import MockOptions
 
     engine = open_home()
     deck = args.deck or DEFAULT_DECK
@@ -62,12 +70,12 @@ def run_mock(args: argparse.Namespace) -> int:
 def run_mock_report(args: argparse.Namespace) -> int:
     from infracards.services.formatting import mock_document, mock_history_text
     from infracards.services.library import require_deck
-    from infracards.services.mock import mock_reports
+    from infracards.services.mock_history import mock_reports
 
-    engine = open_home()
+    store = open_reader()
     if args.deck is not None:
-        require_deck(engine, args.deck)
-    reports = mock_reports(engine, deck_id=args.deck)
+        require_deck(store, args.deck)
+    reports = mock_reports(store, deck_id=args.deck)
     if args.json:
         print_json(mock_document(reports))
     else:
@@ -80,16 +88,15 @@ def run_plan(args: argparse.Namespace) -> int:
     from infracards.services.formatting import readiness_report
     from infracards.services.library import require_deck
     from infracards.services.plan import accept_plan, readiness
-    from infracards.services.study import local_now
-    from infracards.tui.app import DEFAULT_DECK
+    from infracards.services.settings import local_now
 
-    engine = open_home()
+    store = open_reader()
     deck = args.deck or DEFAULT_DECK
-    require_deck(engine, deck)
+    require_deck(store, deck)
     now = local_now()
     if args.accept:
-        print(f"new-per-day = {accept_plan(engine, deck_id=deck, now=now)}")
-    outlook = readiness(engine, deck_id=deck, now=now)
+        print(f"new-per-day = {accept_plan(store, deck_id=deck, now=now, home=home())}")
+    outlook = readiness(store, deck_id=deck, now=now, home=home())
     if outlook is None:
         raise InfracardsError(
             "no interview date: set one with `infracards config interview-date YYYY-MM-DD`"

@@ -7,7 +7,7 @@ import sys
 from datetime import date
 from typing import IO, TYPE_CHECKING
 
-from infracards.cli.common import open_home, path_argument, print_json, text_argument
+from infracards.cli.common import open_home, open_reader, path_argument, print_json, text_argument
 from infracards.terminal_text import echo
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ def register(commands: Commands) -> None:
     importer.add_argument(
         "--deck", type=text_argument, help="import only this deck's progress from the file"
     )
+    importer.add_argument("--json", action="store_true", help="print a JSON summary")
     importer.set_defaults(handler=run_import)
 
 
@@ -70,13 +71,13 @@ def run_stats(args: argparse.Namespace) -> int:
         stats_document,
         stats_report,
     )
+    from infracards.services.settings import local_now
     from infracards.services.statistics import load_practice_stats, load_stats
-    from infracards.services.study import local_now
 
-    engine = open_home()
-    stats = load_stats(engine, now=local_now(), deck_id=args.deck)
+    store = open_reader()
+    stats = load_stats(store, now=local_now(), deck_id=args.deck)
     # Key points of sealed cards are named by index here: opening them would cost a KDF.
-    practice = load_practice_stats(engine, AnswerBook(), deck_id=args.deck)
+    practice = load_practice_stats(store, AnswerBook(), deck_id=args.deck)
     if args.json:
         print_json({**stats_document(stats), "practice": practice_document(practice)})
     else:
@@ -86,7 +87,7 @@ def run_stats(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     from infracards.services.export import export_progress
-    from infracards.services.study import local_now
+    from infracards.services.settings import local_now
 
     engine = open_home()
 
@@ -116,12 +117,27 @@ STREAM_HINT = "to write to a pipe or a device, use `-o -` (standard output) and 
 
 def run_import(args: argparse.Namespace) -> int:
     from infracards.services.export import import_progress, read_progress
+    from infracards.services.formatting import plural
 
     document = read_progress(args.path)
     report = import_progress(open_home(), document, source=echo(args.path), only_deck=args.deck)
-    mocks = f" and {report.mock_sessions} mock interviews" if report.mock_sessions else ""
+    if args.json:
+        print_json(
+            {
+                "file": str(args.path),
+                "decks": list(report.decks),
+                "reviews_added": report.added,
+                "reviews_already_here": report.already_present,
+                "mock_sessions_added": report.mock_sessions,
+                "cards_rescheduled": report.cards_recomputed,
+            }
+        )
+        return 0
+    mocks = f" and {plural(report.mock_sessions, 'mock interview')}" if report.mock_sessions else ""
     print(
-        f"Imported {report.added} reviews{mocks} into {', '.join(report.decks) or 'no deck'} "
-        f"({report.already_present} already here); {report.cards_recomputed} cards rescheduled."
+        f"Imported {plural(report.added, 'review')}{mocks} into "
+        f"{', '.join(map(echo, report.decks)) or 'no deck'} "
+        f"({report.already_present} already here); "
+        f"{plural(report.cards_recomputed, 'card')} rescheduled."
     )
     return 0

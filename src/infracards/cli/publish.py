@@ -67,6 +67,7 @@ def run_publish_secret(args: argparse.Namespace) -> int:
 
 def run_publish_issue(args: argparse.Namespace) -> int:
     from infracards.files import write_atomically
+    from infracards.services.formatting import plural
     from infracards.services.publish import issue_keys, read_secret
 
     if args.count < 1:
@@ -90,7 +91,10 @@ def run_publish_issue(args: argparse.Namespace) -> int:
         print(key.license_key)
     if failure is not None:
         raise failure
-    print(f"Issued {len(issued)} card keys; seal a release for them to work.", file=sys.stderr)
+    print(
+        f"Issued {plural(len(issued), 'card key')}; seal a release for them to work.",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -6,9 +6,17 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from infracards.cli.common import launch_app, open_home, print_json, text_argument
+from infracards.cli.common import (
+    DEFAULT_DECK,
+    launch_app,
+    open_home,
+    open_reader,
+    print_json,
+    text_argument,
+)
+from infracards.errors import InfracardsError
 from infracards.paths import home
-from infracards.records import PREF_KEYS
+from infracards.setting_names import SETTING_NAMES
 from infracards.terminal_text import echo
 
 if TYPE_CHECKING:
@@ -20,7 +28,10 @@ if TYPE_CHECKING:
 def register(commands: Commands) -> None:
     review = commands.add_parser("review", help="start reviewing today's cards in the app")
     review.add_argument(
-        "--deck", type=text_argument, default="module03", help="deck id (default: module03)"
+        "--deck",
+        type=text_argument,
+        default=DEFAULT_DECK,
+        help=f"deck id (default: {DEFAULT_DECK})",
     )
     review.set_defaults(handler=run_review)
 
@@ -35,6 +46,7 @@ def register(commands: Commands) -> None:
     show.add_argument(
         "--deck", type=text_argument, help="deck id, when several decks have this card id"
     )
+    show.add_argument("--json", action="store_true", help="print one JSON object")
     show.set_defaults(handler=run_show)
 
     config = commands.add_parser(
@@ -47,10 +59,9 @@ def register(commands: Commands) -> None:
         "(reviews of each card the plan aims for before the interview, default 3), "
         "mock-minutes (per mock-interview question, default 3).",
     )
-    config.add_argument(
-        "key", nargs="?", type=text_argument, choices=sorted(PREF_KEYS.values()), metavar="KEY"
-    )
+    config.add_argument("key", nargs="?", type=text_argument, choices=SETTING_NAMES, metavar="KEY")
     config.add_argument("value", nargs="?", type=text_argument, metavar="VALUE")
+    config.add_argument("--json", action="store_true", help="print one JSON object")
     config.set_defaults(handler=run_config)
 
 
@@ -69,17 +80,22 @@ def run_review(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from infracards.services.formatting import readiness_line
     from infracards.services.library import deck_overview
-    from infracards.services.plan import all_readiness
-    from infracards.services.study import local_now
+    from infracards.services.settings import local_now, study_prefs
     from infracards.services.unlock import key_status
 
-    engine = open_home()
+    store = open_reader()
     now = local_now()
-    overview = deck_overview(engine, now=now)
-    keys = key_status(engine, home())
-    ready = all_readiness(engine, now=now)
+    overview = deck_overview(store, now=now, home=home())
+    keys = key_status(store, home())
+    ready: dict[str, Readiness] = {}
+    readiness_lines: dict[str, str] = {}
+    if study_prefs(store).interview_date is not None:  # the plan's code is loaded only then
+        from infracards.services.formatting import readiness_line
+        from infracards.services.plan import all_readiness
+
+        ready = all_readiness(store, now=now, home=home())
+        readiness_lines = {deck: readiness_line(outlook) for deck, outlook in ready.items()}
     if args.json:
         decks = [
             {
@@ -113,8 +129,8 @@ def run_status(args: argparse.Namespace) -> int:
             f" · reviewed today {s.reviews_today}"
             + (f"\n  suspended {s.suspended} · leeches {s.leeches}" if s.suspended else "")
         )
-        if s.deck_id in ready:
-            print(f"  {readiness_line(ready[s.deck_id])}")
+        if s.deck_id in readiness_lines:
+            print(f"  {readiness_lines[s.deck_id]}")
     return 0
 
 
@@ -144,21 +160,40 @@ def describe_key(status: KeyStatus) -> str:
 
 def run_show(args: argparse.Namespace) -> int:
     from infracards.services.cards import lookup_card, open_answer
+    from infracards.services.formatting import key_points_heading
 
-    engine = open_home()
-    card = lookup_card(engine, card_id=args.card_id, deck_id=args.deck)
-    answer, notices = open_answer(engine, home(), card)
+    store = open_reader()
+    card = lookup_card(store, card_id=args.card_id, deck_id=args.deck)
+    answer, notices = open_answer(store, home(), card)
     for notice in notices:
         print(f"infracards: {notice}", file=sys.stderr)
-    print(f"# {echo(card.card_id)} · {echo(' '.join(card.tags))}\n\n{card.prompt}\n")
     if answer is None:
-        print(
-            "🔒 The answer is sealed: unlock it with `infracards unlock` and your card key (卡密)."
+        deck = echo(card.deck_id)
+        unlock = "infracards unlock" + ("" if card.deck_id == DEFAULT_DECK else f" --deck {deck}")
+        raise InfracardsError(
+            f"the answer to {echo(card.card_id)} is sealed; unlock deck {deck} with"
+            f" `{unlock}` and your card key (卡密)"
+        )
+    if args.json:
+        print_json(
+            {
+                "deck": card.deck_id,
+                "card_id": card.card_id,
+                "tags": list(card.tags),
+                "prompt": card.prompt,
+                "answer": answer.markdown,
+                "key_points": list(answer.key_points),
+                "sealed": card.sealed is not None,
+                "due": card.due.isoformat() if card.due else None,
+            }
         )
         return 0
+    tags = [echo(" ".join(card.tags))] if card.tags else []
+    print(" · ".join([f"# {echo(card.card_id)}", *tags]))
+    print(f"\n{card.prompt}\n")
     print(answer.markdown.rstrip())
     if answer.key_points:
-        print("\n## 要点\n")
+        print(f"\n## {key_points_heading(card.language)}\n")
         print("\n".join(f"- {point}" for point in answer.key_points))
     return 0
 
@@ -168,12 +203,17 @@ OPENS_APP = (run_app, run_review)
 
 
 def run_config(args: argparse.Namespace) -> int:
-    from infracards.services.settings import change_setting, current_settings
+    from infracards.services.settings import change_setting, current_settings, setting_value
 
-    engine = open_home()
+    store = open_reader()
     if args.value is not None:
-        change_setting(engine, key=args.key, value=args.value)
-    for key, value in current_settings(engine).items():
-        if args.key in (None, key):
-            print(f"{key} = {value}")
+        change_setting(store, key=args.key, value=args.value)
+    shown = {
+        key: value for key, value in current_settings(store).items() if args.key in (None, key)
+    }
+    if args.json:
+        print_json({key: setting_value(value) for key, value in shown.items()})
+        return 0
+    for key, value in shown.items():
+        print(f"{key} = {value}")
     return 0

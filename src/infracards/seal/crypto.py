@@ -2,6 +2,9 @@
 
 Every input to a KDF or AEAD goes through ``enc`` with an ``infracards/v1/...`` label, so
 no value derived for one purpose can be replayed for another.
+
+``cryptography`` (~10 ms to import) is imported by the functions that derive, seal and open:
+checking a deck's lock header and key slots, as `infracards status` does, needs none of it.
 """
 
 from __future__ import annotations
@@ -11,14 +14,13 @@ import hmac
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-
-from cryptography.exceptions import InvalidTag, UnsupportedAlgorithm
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from typing import TYPE_CHECKING
 
 from infracards.errors import DeckCorruptedError, SealError
 from infracards.seal.encoding import enc, show_value
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 MASTER_BYTES = 32
 KEY_BYTES = 32
@@ -118,6 +120,8 @@ def derive_kek(secret: bytes, salt: bytes, deck_id: str, kid: int, params: KdfPa
     """KEK_i = Argon2id(secret_i, salt_i): the single expensive step of an unlock."""
     if len(salt) != SALT_BYTES:
         raise DeckCorruptedError(f"key slot salt is {len(salt)} bytes; expected {SALT_BYTES}")
+    from cryptography.exceptions import UnsupportedAlgorithm
+
     try:
         # Imported here: cryptography < 44 has no argon2 module at all.
         from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
@@ -143,7 +147,7 @@ def wrap_slot(
 ) -> bytes:
     """Key slot = salt ‖ AES-GCM(KEK, K_R): 64 bytes that let card key ``kid`` recover K_R."""
     nonce = _slot_nonce(deck_id, release, kid)
-    body = AESGCM(kek).encrypt(nonce, release_key, enc("infracards/v1/slot", deck_id, release, kid))
+    body = _aead(kek).encrypt(nonce, release_key, enc("infracards/v1/slot", deck_id, release, kid))
     return salt + body
 
 
@@ -152,7 +156,7 @@ def unwrap_slot(kek: bytes, slot: bytes, deck_id: str, release: int, kid: int) -
     if len(slot) != SLOT_BYTES:
         raise DeckCorruptedError(f"key slot is {len(slot)} bytes; expected {SLOT_BYTES}")
     nonce = _slot_nonce(deck_id, release, kid)
-    return AESGCM(kek).decrypt(
+    return _aead(kek).decrypt(
         nonce, slot[SALT_BYTES:], enc("infracards/v1/slot", deck_id, release, kid)
     )
 
@@ -189,7 +193,7 @@ def seal_answer(
         )
     ad = _answer_ad(deck_id, release, card_id, prompt)
     nonce = hmac.digest(_subkey(release_key, "nonce"), ad + padded, "sha256")[:NONCE_BYTES]
-    return nonce + AESGCM(_subkey(release_key, "aead")).encrypt(nonce, padded, ad)
+    return nonce + _aead(_subkey(release_key, "aead")).encrypt(nonce, padded, ad)
 
 
 def open_answer(
@@ -201,9 +205,11 @@ def open_answer(
     )
     if not SEALED_MIN_BYTES <= len(sealed) <= SEALED_MAX_BYTES:
         raise corrupted
+    from cryptography.exceptions import InvalidTag
+
     ad = _answer_ad(deck_id, release, card_id, prompt)
     try:
-        padded = AESGCM(_subkey(release_key, "aead")).decrypt(
+        padded = _aead(_subkey(release_key, "aead")).decrypt(
             sealed[:NONCE_BYTES], sealed[NONCE_BYTES:], ad
         )
     except InvalidTag:
@@ -243,4 +249,13 @@ def _subkey(release_key: bytes, purpose: str) -> bytes:
 
 
 def _hkdf(key: bytes, info: bytes) -> bytes:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
     return HKDF(algorithm=hashes.SHA256(), length=KEY_BYTES, salt=None, info=info).derive(key)
+
+
+def _aead(key: bytes) -> AESGCM:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    return AESGCM(key)

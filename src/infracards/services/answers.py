@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from infracards.card_text import MAX_KEY_POINTS, text_problem
 from infracards.errors import DeckCorruptedError
 from infracards.records import Answer, CardRecord
-from infracards.seal.encoding import parse_json
 
 if TYPE_CHECKING:
     from infracards.services.unlock import OpenedRelease
@@ -64,6 +63,8 @@ def read_payload(plaintext: bytes, *, card_id: str) -> Answer:
         return DeckCorruptedError(
             f"deck corrupted at {card_id}: its sealed answer {why}; reinstall the deck"
         )
+
+    from infracards.seal.encoding import parse_json  # base64 and all: for sealed text only
 
     try:
         payload = parse_json(plaintext)

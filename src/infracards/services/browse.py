@@ -17,7 +17,8 @@ from infracards.errors import InfracardsError
 from infracards.records import BrowseRow, CardRecord
 from infracards.services.answers import AnswerBook
 from infracards.store.db import transaction
-from infracards.store.queries import browse_rows, cards_whose_answer_has, load_card
+from infracards.store.queries import browse_rows, cards_whose_answer_has
+from infracards.store.reads import load_card
 
 
 def list_cards(engine: Engine, *, deck_id: str | None = None) -> list[BrowseRow]:

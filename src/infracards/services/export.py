@@ -46,7 +46,7 @@ from infracards.store.progress import (
     store_replays,
     stored_time,
 )
-from infracards.store.queries import load_prefs
+from infracards.store.reads import load_prefs
 from infracards.terminal_text import echo, json_safe, quoted, terminal_safe
 
 PROGRESS_FORMAT = "infracards-progress/v1"

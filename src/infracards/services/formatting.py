@@ -8,7 +8,7 @@ from datetime import UTC, date, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from infracards.records import Stats
+from infracards.records import Stats, SyncReport
 from infracards.scheduler import GRADE_MEANINGS
 from infracards.scheduler.sm2 import PASSING_GRADE
 from infracards.store.stats import (
@@ -18,20 +18,29 @@ from infracards.store.stats import (
     count_quartiles,
     shade_level,
 )
-from infracards.terminal_text import echo
+from infracards.terminal_text import echo, quoted
 
 if TYPE_CHECKING:
     from infracards.services.keypoints import MissedPoint
-    from infracards.services.mock import MockReport, QuestionResult
+    from infracards.services.mock_history import MockReport, QuestionResult
     from infracards.services.plan import CardOutlook, Readiness
     from infracards.services.review import SessionSummary
     from infracards.services.statistics import PracticeStats
-    from infracards.store.practice import LeechCard
+    from infracards.store.practice_reads import LeechCard
 
 
 def plural(count: int, noun: str) -> str:
     """``1 day``, ``2 days`` (every count the statistics print goes through this)."""
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+KEY_POINTS_HEADINGS = {"zh": "要点", "ja": "要点"}
+"""The key points' heading by deck language (its primary subtag); English for any other."""
+
+
+def key_points_heading(language: str) -> str:
+    """What the key points under an answer are called, in the deck's own language."""
+    return KEY_POINTS_HEADINGS.get(language.split("-")[0].lower(), "Key points")
 
 
 def percent(reviews: int, passed: int) -> str:
@@ -47,15 +56,66 @@ def short_date(day: date) -> str:
     return f"{day:%b} {day.day}"
 
 
-def clip(text: str, cells: int) -> str:
-    """Cut and pad to ``cells`` terminal columns (CJK characters take two)."""
+def cells(text: str) -> int:
+    """Terminal columns ``text`` takes (CJK characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def clip(text: str, width: int) -> str:
+    """Cut and pad to ``width`` terminal columns (CJK characters take two)."""
     out, used = "", 0
     for char in text:
-        width = 2 if unicodedata.east_asian_width(char) in "WF" else 1
-        if used + width > cells:
+        size = cells(char)
+        if used + size > width:
             break
-        out, used = out + char, used + width
-    return out + " " * (cells - used)
+        out, used = out + char, used + size
+    return out + " " * (width - used)
+
+
+def ellipsize(text: str, width: int) -> str:
+    """``text`` in at most ``width`` columns: whole if it fits, else cut right before a "…"
+    (no gap where a CJK character did not fit, as Rich leaves: "是什 …")."""
+    if cells(text) <= width:
+        return text
+    return clip(text, max(0, width - 1)).rstrip() + "…"
+
+
+def sync_text(report: SyncReport) -> str:
+    """Tell the user what a deck load changed."""
+    deck = echo(report.deck_id)
+    if report.created:
+        return f"Loaded deck {deck} v{report.version}: {plural(len(report.added), 'card')}."
+    if not report.changed:
+        return f"Deck {deck} v{report.version} is already up to date; nothing changed."
+    parts = [f"title {quoted(report.new_title)}"] if report.new_title is not None else []
+    parts += [
+        f"{label} {len(ids)} ({', '.join(map(echo, ids[:8]))}{', …' if len(ids) > 8 else ''})"
+        for label, ids in (
+            ("added", report.added),
+            ("updated", report.updated),
+            ("retired", report.retired),
+            ("restored", report.restored),
+        )
+        if ids
+    ]
+    before = report.previous_version
+    same_release = before in (None, report.version)
+    release = f"v{report.version}" if same_release else f"v{before} → v{report.version}"
+    # A new release always comes with its own key slots; the same release with new ones
+    # means card keys issued since open it now.
+    slots = " New key slots: card keys issued for this release open it." * (
+        report.keyslots_changed and same_release
+    )
+    if not parts and slots:
+        return f"Updated deck {deck} {release}.{slots} Progress kept."
+    changes = "; ".join(parts) or "release number only"
+    return f"Updated deck {deck} {release}: {changes}.{slots} Progress kept."
+
+
+def progress_counts(*, done: int, remaining: int, drills: int) -> str:
+    """A review's counts; the drills are among the cards to go, not on top of them."""
+    among = f", {drills} of them {'a drill' if drills == 1 else 'drills'}" if drills else ""
+    return f"{done} answered · {remaining} to go{among}"
 
 
 # --- statistics: the headings the app and `infracards stats` share ------------------------------
@@ -99,7 +159,18 @@ def retention_title(stats: Stats) -> str:
 
 
 def topics_title(stats: Stats) -> str:
-    return f"Topics: retention since {short_date(stats.tags_since)} and average EF"
+    return (
+        f"Topics: retention since {short_date(stats.tags_since)} and average EF of the cards seen"
+    )
+
+
+def studied_weeks(stats: Stats) -> tuple[tuple[date, int, int], ...]:
+    """The weekly retention from the learner's first week on: the weeks before their first
+    review are not weeks without reviews (empty for a learner with none yet)."""
+    first = stats.first_day
+    if first is None:
+        return ()
+    return tuple(week for week in stats.retention_weekly if week[0] + timedelta(days=6) >= first)
 
 
 def heatmap_first_day(stats: Stats) -> date:
@@ -166,7 +237,6 @@ def stats_document(stats: Stats) -> dict[str, Any]:
 
 
 _SHADES = "·░▒▓█"
-_SPARK = " ▁▂▃▄▅▆▇█"
 _WEEKDAYS = ("Mon", "", "Wed", "", "Fri", "", "Sun")
 _BAR = 20
 
@@ -199,16 +269,15 @@ def stats_report(stats: Stats) -> str:
         "",
     ]
     counts = [n for _, n in stats.forecast]
-    peak = max(counts, default=0)
-    spark = "".join(_SPARK[-(-8 * n // peak)] if peak else " " for n in counts)
     lines += [
-        f"Due in the next {FORECAST_DAYS} days: {sum(counts)} (today {counts[0]}, max {peak})",
-        f"  {spark}",
-        f"  ^{stats.today:%m-%d}{'':{FORECAST_DAYS - 12}}{stats.forecast[-1][0]:%m-%d}^",
+        f"Due in the next {FORECAST_DAYS} days: {sum(counts)}"
+        f" (today {counts[0]}, max {max(counts)})",
+        *_forecast_chart(stats),
         "",
     ]
     month = [(n, p) for _, n, p in stats.retention_daily]
     reviews, passed = sum(n for n, _ in month), sum(p for _, p in month)
+    weeks = studied_weeks(stats)
     lines += [
         f"Retention by week, grade ≥ {PASSING_GRADE} without drills"
         f" (last {DAILY_DAYS} days: {_aligned_percent(reviews, passed).strip()} of {reviews})",
@@ -216,18 +285,43 @@ def stats_report(stats: Stats) -> str:
             f"  {monday:%Y-%m-%d}  {_bar(p / n)} {_aligned_percent(n, p)} of {n}"
             if n
             else f"  {monday:%Y-%m-%d}  {'':{_BAR}}   no reviews"
-            for monday, n, p in stats.retention_weekly
+            for monday, n, p in weeks
         ),
+        *([] if weeks else ["  No reviews yet."]),
         "",
-        f"Topics (reviews since {stats.tags_since.isoformat()})",
-        f"  {'tag':<20} {'cards':>5} {'reviews':>7} {'kept':>5} {'EF':>5}",
+        f"Topics (reviews since {stats.tags_since.isoformat()}; EF: average of the cards seen)",
+        f"  {'tag':<20} {'cards':>5} {'seen':>5} {'reviews':>7} {'kept':>5} {'EF':>5}",
     ]
     for tag in stats.by_tag:
         lines.append(
-            f"  {clip(echo(tag.tag), 20)} {tag.cards:>5} {tag.reviews:>7}"
+            f"  {clip(echo(tag.tag), 20)} {tag.cards:>5} {tag.reviewed_cards:>5} {tag.reviews:>7}"
             f" {_aligned_percent(tag.reviews, tag.passed):>5} {ef_text(tag.average_ef):>5}"
         )
     return "\n".join(lines)
+
+
+_CHART_ROWS = 4
+_EIGHTHS = " ▁▂▃▄▅▆▇█"
+
+
+def _forecast_chart(stats: Stats) -> list[str]:
+    """One column per day, ``_CHART_ROWS`` rows of eighths tall, on a scale from 0 to the
+    busiest day, with the first, middle and last day written under it."""
+    counts = [n for _, n in stats.forecast]
+    peak = max(counts)
+    digits = len(str(peak))
+    eighths = [max(1, round(n * _CHART_ROWS * 8 / peak)) if n > 0 else 0 for n in counts]
+    rows = []
+    for row in range(_CHART_ROWS, 0, -1):
+        tick = f"{peak:>{digits}} ┤" if row == _CHART_ROWS else " " * digits + " │"
+        cells = "".join(_EIGHTHS[min(8, max(0, h - (row - 1) * 8))] for h in eighths)
+        rows.append(f"  {tick}{cells}".rstrip())
+    rows.append(f"  {0:>{digits}} └" + "─" * len(counts))
+    margin = " " * (digits + 4)
+    middle = len(counts) // 2 - 1
+    labels = f"{stats.forecast[0][0]:%m-%d}".ljust(middle) + f"{stats.forecast[middle][0]:%m-%d}"
+    last = f"{stats.forecast[-1][0]:%m-%d}"
+    return [*rows, margin + labels.ljust(len(counts) - len(last)) + last]
 
 
 def _calendar(stats: Stats) -> list[str]:
@@ -299,7 +393,6 @@ def summary_text(summary: SessionSummary) -> str:
 
 # --- key-point self-check -----------------------------------------------------------------------
 
-KEY_POINTS_TITLE = "要点"
 NO_CHECKLIST = (
     "No key-point checklist: this card's answer is sealed, so it is studied question-only."
     " Grade yourself from memory."
@@ -312,9 +405,10 @@ def key_range(keys: str, count: int) -> str:
     return shown if len(shown) < 2 else f"{shown[0]}–{shown[-1]}"
 
 
-def checklist_title(points: int, keys: str, recognised_key: str) -> str:
+def checklist_title(heading: str, points: int, keys: str, recognised_key: str) -> str:
+    """The checklist's first line: the key points' ``heading`` and how to tick them."""
     return (
-        f"要点 · tick what you said: {key_range(keys, points)} or click"
+        f"{heading} · tick what you said: {key_range(keys, points)} or click"
         f" · {recognised_key} none, but recognised"
     )
 

@@ -14,15 +14,17 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from dataclasses import dataclass
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING
 
 from infracards.errors import InfracardsError
 from infracards.records import CardRecord, RecalledPoints
 from infracards.services.answers import AnswerBook
-from infracards.store.db import transaction
-from infracards.store.practice import CheckCounts, check_counts
-from infracards.store.queries import load_card
+from infracards.store.file import reading
+from infracards.store.practice_reads import CheckCounts, check_counts
+from infracards.store.reads import load_card
+
+if TYPE_CHECKING:
+    from infracards.store.file import Store
 
 CHECKABLE_POINTS = 16
 """Points beyond this many are shown but not ticked (decks have 3–7)."""
@@ -159,12 +161,12 @@ TOPIC_WORST = 3
 
 
 def key_point_stats(
-    engine: Engine, answers: AnswerBook, *, deck_id: str | None = None
+    store: Store, answers: AnswerBook, *, deck_id: str | None = None
 ) -> KeyPointStats:
     """Misses per key point from every recorded check (reviews, practice and mock questions)."""
-    with transaction(engine) as session:
-        counts = check_counts(session, deck_id=deck_id)
-        cards = {pk: load_card(session, pk=pk) for pk in {row.card_pk for row in counts}}
+    with reading(store) as db:
+        counts = check_counts(db, deck_id=deck_id)
+        cards = {pk: load_card(db, pk=pk) for pk in {row.card_pk for row in counts}}
     return summarise_checks(counts, cards, answers)
 
 

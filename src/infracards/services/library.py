@@ -1,4 +1,10 @@
-"""Decks in the store: the built-in deck on first run, ``deck add`` and ``deck check``."""
+"""Decks in the store: the built-in deck on first run, ``deck add`` and ``deck check``.
+
+Reading decks (the overview, checks) needs only ``sqlite3``; loading one writes through the
+ORM, so SQLAlchemy (and PyYAML, via ``infracards.deck``, ~10 ms) is imported by the functions
+that load, and only when a file must actually be parsed and synced: an ordinary start, with
+the shipped deck unchanged, needs neither (reading and hashing it are in ``infracards.files``).
+"""
 
 from __future__ import annotations
 
@@ -8,61 +14,62 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine
-
 from infracards.errors import DeckError, InfracardsError
 from infracards.files import keyslots_path, read_deck_bytes, read_regular_file, release_digest
 from infracards.paths import builtin_deck_path
 from infracards.records import DeckSummary, SyncReport
 from infracards.scheduler import study_day
-from infracards.store.db import transaction
-from infracards.store.queries import (
+from infracards.store.file import reading
+from infracards.store.reads import (
     deck_ids,
     deck_notation,
     deck_origin,
     deck_summaries,
-    deck_with_digest,
     last_studied_deck,
     load_prefs,
-    sync_deck,
 )
 from infracards.terminal_text import echo, quoted
 
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
     from infracards.deck import Deck
     from infracards.seal import CardLabels
-
-# `infracards.deck` (PyYAML and the hardened loader, ~10 ms to import) is imported only when a
-# deck file is actually parsed: an ordinary start, with the shipped deck unchanged, needs none
-# (reading and hashing the file are in `infracards.files`).
+    from infracards.store.file import Store
 
 BUILTIN_SOURCE = "builtin:module03"
 MAX_KEYSLOTS_BYTES = 16 << 20
 
 
-def ensure_builtin_deck(engine: Engine) -> SyncReport | None:
-    """Load the shipped deck on first run, and again only when the shipped release changed
-    (its deck file or its key slots: a card key issued later only adds a slot).
-
-    A learner who loaded their own copy of module03 with ``deck add`` keeps it. When nothing
-    changed, which is every start but the first, this is two reads and a hash: no write
-    lock, no YAML.
-    """
-    path = builtin_deck_path()
-    with transaction(engine) as session:
-        origin = deck_origin(session, deck_id="module03")
+def builtin_release_to_load(store: Store) -> _Release | None:
+    """The shipped release when it must be loaded: on first run, and again only when it
+    changed (its deck file or its key slots: a card key issued later only adds a slot).
+    None when the store has it already, or has the learner's own copy of module03 from
+    ``deck add``. Two reads and a hash: no write lock, no YAML."""
+    with reading(store) as db:
+        origin = deck_origin(db, deck_id="module03")
     if origin is not None and origin[0] != BUILTIN_SOURCE:
         return None
-    release = _read_release(path)
+    release = _read_release(builtin_deck_path())
     if origin is not None and origin[1] == release.digest:
         return None
+    return release
+
+
+def ensure_builtin_deck(engine: Engine) -> SyncReport | None:
+    """Load the shipped release when ``builtin_release_to_load`` says so."""
+    release = builtin_release_to_load(engine)
+    if release is None:
+        return None
     from infracards.deck import parse_deck
+    from infracards.store.db import transaction
+    from infracards.store.queries import sync_deck
 
     with transaction(engine, write=True) as session:
         origin = deck_origin(session, deck_id="module03")  # again, under the write lock
         if origin is not None and (origin[0] != BUILTIN_SOURCE or origin[1] == release.digest):
             return None
-        deck = parse_deck(release.data, path=path)
+        deck = parse_deck(release.data, path=builtin_deck_path())
         return sync_deck(
             session,
             deck=deck,
@@ -72,13 +79,16 @@ def ensure_builtin_deck(engine: Engine) -> SyncReport | None:
         )
 
 
-def add_deck(engine: Engine, path: Path) -> SyncReport:
+def add_deck(engine: Engine, path: Path, *, allow_older: bool = False) -> SyncReport:
     """Load or update a deck from a file; loading the same release twice changes nothing.
 
     An unchanged release is recognised by its digest before parsing: re-adding a 100k-card
-    deck costs one read and one hash, not a 4 s parse.
+    deck costs one read and one hash, not a 4 s parse. A release older than the one loaded is
+    refused unless ``allow_older``: it would silently roll prompts and answers back.
     """
     from infracards.deck import parse_deck
+    from infracards.store.db import transaction
+    from infracards.store.queries import deck_with_digest, sync_deck
 
     release = _read_release(path)
     with transaction(engine) as session:
@@ -91,6 +101,12 @@ def add_deck(engine: Engine, path: Path) -> SyncReport:
         origin = deck_origin(session, deck_id=deck.deck_id)  # again, under the write lock
         if origin is not None and origin[1] == release.digest:
             return SyncReport(deck_id=deck.deck_id, version=deck.version, created=False)
+        if origin is not None and origin[2] > deck.version and not allow_older:
+            raise InfracardsError(
+                f"{echo(path)}: deck {echo(deck.deck_id)} v{deck.version} is older than the"
+                f" v{origin[2]} loaded here; nothing changed (pass --allow-older to load it"
+                " anyway)"
+            )
         return sync_deck(
             session,
             deck=deck,
@@ -150,10 +166,10 @@ def deck_labels(deck: Deck) -> CardLabels:
     )
 
 
-def require_deck(engine: Engine, deck_id: str) -> None:
+def require_deck(store: Store, deck_id: str) -> None:
     """The check every command naming a deck makes first."""
-    with transaction(engine) as session:
-        if deck_id not in deck_ids(session):
+    with reading(store) as db:
+        if deck_id not in deck_ids(db):
             raise InfracardsError(
                 f"no deck {quoted(deck_id)} is loaded; see `infracards deck list`"
             )
@@ -167,21 +183,30 @@ class Overview:
     decks: tuple[DeckSummary, ...]
 
 
-def deck_overview(engine: Engine, *, now: datetime) -> Overview:
-    with transaction(engine) as session:
-        prefs = load_prefs(session)
+def deck_overview(store: Store, *, now: datetime, home: Path | None = None) -> Overview:
+    """Counts as the review will meet them: with `study-locked no`, the sealed cards of a deck
+    whose card key is stored in ``home`` count (None: no key is looked for)."""
+    with reading(store) as db:
+        prefs = load_prefs(db)
+    unlocked: frozenset[str] = frozenset()
+    if home is not None and not prefs.study_locked:
+        from infracards.services.unlock import unlocked_decks  # with the seal: only if needed
+
+        unlocked = unlocked_decks(store, home)
+    with reading(store) as db:
         today = study_day(now, rollover_hour=prefs.rollover_hour)
-        return Overview(today, tuple(deck_summaries(session, today=today, prefs=prefs)))
+        summaries = deck_summaries(db, today=today, prefs=prefs, unlocked=unlocked)
+        return Overview(today, tuple(summaries))
 
 
-def deck_to_open(engine: Engine) -> str | None:
+def deck_to_open(store: Store) -> str | None:
     """The deck Home starts on: the one studied last, else the first (as Anki opens)."""
-    with transaction(engine) as session:
-        return last_studied_deck(session) or next(iter(deck_ids(session)), None)
+    with reading(store) as db:
+        return last_studied_deck(db) or next(iter(deck_ids(db)), None)
 
 
-def notation_page(engine: Engine, *, deck_id: str) -> str | None:
+def notation_page(store: Store, *, deck_id: str) -> str | None:
     """The deck's notation-and-constants page (free Markdown, opened from any of its cards),
     or None when the deck has none."""
-    with transaction(engine) as session:
-        return deck_notation(session, deck_id=deck_id)
+    with reading(store) as db:
+        return deck_notation(db, deck_id=deck_id)

@@ -21,32 +21,30 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import date, datetime
 
 from sqlalchemy import Engine
 
 from infracards.errors import InfracardsError
-from infracards.records import CardRecord, RecalledPoints, StudyPrefs
+from infracards.records import CardRecord, StudyPrefs
 from infracards.scheduler import study_day
 from infracards.services.answers import AnswerBook
 from infracards.services.keypoints import KeyPointCheck, open_check
 from infracards.services.library import require_deck
+from infracards.services.mock_history import MockReport, QuestionResult
 from infracards.services.study import Graded, grade_card
 from infracards.store.db import transaction
 from infracards.store.practice import (
     DrawCandidate,
     MockAnswer,
-    StoredMock,
     deck_topics,
     draw_candidates,
     end_mock,
-    mock_history,
     move_due_to,
     save_mock_answer,
     start_mock,
 )
-from infracards.store.queries import find_card, load_card, load_prefs
+from infracards.store.reads import find_card, load_card, load_prefs
 
 DEFAULT_QUESTIONS = 5
 MAX_QUESTIONS = 50
@@ -93,73 +91,6 @@ def draw_questions(
 
 
 # --- the interview ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class QuestionResult:
-    """One question of a finished (or stored) mock interview."""
-
-    card_id: str
-    topic: str
-    prompt: str
-    recalled: RecalledPoints | None
-    """None: a sealed card asked question-only (no checklist, not scored)."""
-    seconds_used: int
-    timed_out: bool
-    counted: bool
-    """The learner counted it as a normal graded review."""
-    notes: str
-
-    @property
-    def missed(self) -> bool:
-        return self.recalled is not None and self.recalled.covered < self.recalled.points
-
-
-@dataclass(frozen=True, slots=True)
-class MockReport:
-    """The end-of-interview report, and each past interview's entry in the history."""
-
-    mock_id: int
-    deck_id: str
-    started_at: datetime
-    study_day: date
-    seconds_per_question: int
-    topic: str | None
-    questions: tuple[QuestionResult, ...]
-
-    @property
-    def points(self) -> int:
-        return sum(q.recalled.points for q in self.questions if q.recalled is not None)
-
-    @property
-    def covered(self) -> int:
-        return sum(q.recalled.covered for q in self.questions if q.recalled is not None)
-
-    @property
-    def score(self) -> float | None:
-        """Key points covered ÷ key points asked, over the questions with a checklist."""
-        return self.covered / self.points if self.points else None
-
-    @property
-    def seconds_used(self) -> int:
-        return sum(q.seconds_used for q in self.questions)
-
-    @property
-    def weakest_topics(self) -> tuple[tuple[str, float], ...]:
-        """Topics with points missed, by coverage, lowest first."""
-        totals: dict[str, list[int]] = {}
-        for question in self.questions:
-            if question.recalled is not None:
-                tally = totals.setdefault(question.topic, [0, 0])
-                tally[0] += question.recalled.covered
-                tally[1] += question.recalled.points
-        shares = [(topic, c / p) for topic, (c, p) in totals.items() if p and c < p]
-        return tuple(sorted(shares, key=lambda item: (item[1], item[0])))
-
-    @property
-    def missed(self) -> tuple[str, ...]:
-        """Cards with a key point missed: the ones to add to today's review."""
-        return tuple(dict.fromkeys(q.card_id for q in self.questions if q.missed))
 
 
 class MockInterview:
@@ -412,39 +343,6 @@ def check_options(
             raise InfracardsError(
                 f"deck {deck_id} has no topic {topic!r}; topics: {', '.join(known) or 'none'}"
             )
-
-
-# --- history ------------------------------------------------------------------------------------
-
-
-def _report(stored: StoredMock) -> MockReport:
-    return MockReport(
-        mock_id=stored.mock_id,
-        deck_id=stored.deck_id,
-        started_at=stored.started_at,
-        study_day=stored.study_day,
-        seconds_per_question=stored.seconds_per_question,
-        topic=stored.topic,
-        questions=tuple(
-            QuestionResult(
-                card_id=q.card_id,
-                topic=q.topic,
-                prompt=q.prompt,
-                recalled=q.recalled,
-                seconds_used=q.seconds_used,
-                timed_out=q.timed_out,
-                counted=q.counted_at is not None,
-                notes=q.notes,
-            )
-            for q in stored.questions
-        ),
-    )
-
-
-def mock_reports(engine: Engine, *, deck_id: str | None = None) -> list[MockReport]:
-    """Every past mock interview, oldest first (`mock --report`, Statistics' score over time)."""
-    with transaction(engine) as session:
-        return [_report(stored) for stored in mock_history(session, deck_id=deck_id)]
 
 
 def add_missed_to_today(engine: Engine, *, report: MockReport, now: datetime) -> int:

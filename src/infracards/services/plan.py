@@ -28,16 +28,15 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING
 
 from infracards.errors import InfracardsError
 from infracards.records import NO_LIMIT, StudyPrefs
 from infracards.scheduler import SM2State, review, study_day
 from infracards.scheduler.sm2 import PASSING_GRADE
 from infracards.services.settings import change_setting, validate_setting
-from infracards.store.db import transaction
-from infracards.store.practice import (
+from infracards.store.file import reading, writing
+from infracards.store.practice_reads import (
     MemoryRow,
     card_ids,
     latest_coverage,
@@ -45,7 +44,12 @@ from infracards.store.practice import (
     new_card_count,
     recent_retention,
 )
-from infracards.store.queries import deck_ids, load_prefs, save_setting
+from infracards.store.reads import deck_ids, load_prefs, save_setting
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from infracards.store.file import Store
 
 RETENTION_DAYS = 90
 PRIOR_RETENTION = 0.9
@@ -152,20 +156,33 @@ def card_outlook(
     return CardOutlook(row.card_pk, row.topic, recall, coverage, new=False, overdue_days=overdue)
 
 
-def readiness(engine: Engine, *, deck_id: str, now: datetime) -> Readiness | None:
-    """Readiness and the plan for the interview date; None while no date is set."""
-    with transaction(engine) as session:
-        prefs = load_prefs(session)
-        if prefs.interview_date is None:
-            return None
+def readiness(
+    store: Store, *, deck_id: str, now: datetime, home: Path | None = None
+) -> Readiness | None:
+    """Readiness and the plan for the interview date; None while no date is set.
+
+    The plan's new cards are those the review will show: with `study-locked no`, a sealed card
+    counts once its deck's card key, stored in ``home``, opens it (None: no key is looked for).
+    """
+    with reading(store) as db:
+        prefs = load_prefs(db)
+    if prefs.interview_date is None:
+        return None
+    unlocked = False
+    if home is not None and not prefs.study_locked:
+        from infracards.services.unlock import unlocked_decks  # with the seal: only if needed
+
+        unlocked = deck_id in unlocked_decks(store, home)
+    sealed_too = prefs.studies_sealed(deck_unlocked=unlocked)
+    with reading(store) as db:
         today = study_day(now, rollover_hour=prefs.rollover_hour)
         since = today - timedelta(days=RETENTION_DAYS - 1)
         retention = retention_at_interval(
-            *recent_retention(session, deck_id=deck_id, since=since, passing=PASSING_GRADE)
+            *recent_retention(db, deck_id=deck_id, since=since, passing=PASSING_GRADE)
         )
-        rows = memory_rows(session, deck_id=deck_id)
-        coverage = latest_coverage(session, deck_id=deck_id)
-        studyable = new_card_count(session, deck_id=deck_id, locked_too=prefs.study_locked)
+        rows = memory_rows(db, deck_id=deck_id)
+        coverage = latest_coverage(db, deck_id=deck_id)
+        studyable = new_card_count(db, deck_id=deck_id, locked_too=sealed_too)
         outlooks = [
             card_outlook(
                 row,
@@ -177,7 +194,7 @@ def readiness(engine: Engine, *, deck_id: str, now: datetime) -> Readiness | Non
             for row in rows
         ]
         worst = sorted(outlooks, key=lambda o: (o.ready, o.card_pk))[:DRAGGING]
-        names = card_ids(session, card_pks=[o.card_pk for o in worst])
+        names = card_ids(db, card_pks=[o.card_pk for o in worst])
     return summarise(
         deck_id=deck_id,
         today=today,
@@ -228,25 +245,25 @@ def summarise(
     )
 
 
-def all_readiness(engine: Engine, *, now: datetime) -> dict[str, Readiness]:
+def all_readiness(store: Store, *, now: datetime, home: Path | None = None) -> dict[str, Readiness]:
     """Every deck's readiness (empty while no interview date is set)."""
-    with transaction(engine) as session:
-        decks = deck_ids(session)
-    found = {deck: readiness(engine, deck_id=deck, now=now) for deck in decks}
+    with reading(store) as db:
+        decks = deck_ids(db)
+    found = {deck: readiness(store, deck_id=deck, now=now, home=home) for deck in decks}
     return {deck: value for deck, value in found.items() if value is not None}
 
 
-def set_interview_date(engine: Engine, value: str) -> date | None:
+def set_interview_date(store: Store, value: str) -> date | None:
     """`config interview-date` from the app: a date, or ``none`` to clear it."""
     stored = validate_setting("interview-date", value.strip())
-    with transaction(engine, write=True) as session:
-        save_setting(session, key="interview-date", value=stored)
+    with writing(store) as db:
+        save_setting(db, key="interview-date", value=stored)
     return None if stored == NO_LIMIT else date.fromisoformat(stored)
 
 
-def accept_plan(engine: Engine, *, deck_id: str, now: datetime) -> int:
+def accept_plan(store: Store, *, deck_id: str, now: datetime, home: Path | None = None) -> int:
     """Take the plan's new cards a day as ``new-per-day``; returns the value set."""
-    outlook = readiness(engine, deck_id=deck_id, now=now)
+    outlook = readiness(store, deck_id=deck_id, now=now, home=home)
     if outlook is None:
         raise InfracardsError("set an interview date first: infracards config interview-date")
     per_day = outlook.plan.new_per_day
@@ -255,5 +272,5 @@ def accept_plan(engine: Engine, *, deck_id: str, now: datetime) -> int:
             f"too late to review every new card {outlook.plan.reviews_each} times before"
             f" {outlook.interview.isoformat()}; study them now and use the final pass"
         )
-    change_setting(engine, key="new-per-day", value=str(per_day))
+    change_setting(store, key="new-per-day", value=str(per_day))
     return per_day

@@ -26,14 +26,14 @@ from infracards.services.review import Practice
 from infracards.store.db import transaction
 from infracards.store.practice import (
     active_among,
-    check_counts,
     due_ahead,
     not_reviewed_since,
     topic_cards,
     topic_counts,
     weakest,
 )
-from infracards.store.queries import load_prefs
+from infracards.store.practice_reads import check_counts
+from infracards.store.reads import load_prefs
 
 AHEAD_DAYS = 7
 CRAM_CARDS = 20

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import date, datetime
+from pathlib import Path
 
 from sqlalchemy import Engine
 
@@ -23,6 +24,7 @@ from infracards.records import CardRecord, StudyPrefs
 from infracards.scheduler import StudyQueue, study_day
 from infracards.services.answers import AnswerBook
 from infracards.services.keypoints import KeyPointCheck, open_check
+from infracards.services.settings import study_prefs
 from infracards.services.study import (
     CHECKPOINT_EVERY,
     Graded,
@@ -35,13 +37,12 @@ from infracards.store.queries import (
     build_queue,
     bury,
     end_session,
-    load_card,
-    load_prefs,
     load_queue_page,
     reopen_session,
     set_suspended,
     start_session,
 )
+from infracards.store.reads import load_card
 
 SUSPENDED = "suspended"
 BURIED = "buried"
@@ -116,12 +117,16 @@ class ReviewSession:
         *,
         deck_id: str,
         clock: Callable[[], datetime],
+        home: Path | None = None,
         timer: Callable[[], float] = time.monotonic,
         answers: AnswerBook | None = None,
         practice: Practice | None = None,
     ) -> None:
         self.engine = engine
         self.deck_id = deck_id
+        self.home = home
+        """The data folder: with `study-locked no`, a card key stored there lets the deck's
+        sealed cards into the queue (None: none is looked for)."""
         self.clock = clock
         """Wall time for the log and the study day (fixed in tests)."""
         self.timer = timer
@@ -147,14 +152,23 @@ class ReviewSession:
     def start(self) -> CardRecord | None:
         """Build today's queue (or take the practice's cards), open the session in the log,
         and load the first card."""
+        self.prefs = study_prefs(self.engine)
+        unlocked = False
+        if self.practice is None and self.home is not None and not self.prefs.study_locked:
+            from infracards.services.unlock import unlocked_decks  # with the seal: only if needed
+
+            unlocked = self.deck_id in unlocked_decks(self.engine, self.home)
         with transaction(self.engine, write=True) as session:
-            self.prefs = load_prefs(session)
             today = self.today()
             if self.practice is not None:
                 self.queue = StudyQueue(pending=self.practice.cards)
             else:
                 self.queue = build_queue(
-                    session, deck_id=self.deck_id, today=today, prefs=self.prefs
+                    session,
+                    deck_id=self.deck_id,
+                    today=today,
+                    prefs=self.prefs,
+                    deck_unlocked=unlocked,
                 )
             self.session_id = start_session(
                 session, now=self.started_at, study_day=today, deck_id=self.deck_id

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING
 
 from infracards.errors import InfracardsError
-from infracards.records import EXTRA_NEW_KEY, NO_LIMIT, PREF_KEYS, StudyPrefs
+from infracards.records import NO_LIMIT, StudyPrefs
 from infracards.scheduler import study_day
-from infracards.store.db import transaction
-from infracards.store.queries import load_prefs, load_setting, save_setting
+from infracards.setting_names import EXTRA_NEW_KEY
+from infracards.store.file import reading, writing
+from infracards.store.reads import load_prefs, load_setting, save_setting
 
-SETTING_NAMES = tuple(sorted(PREF_KEYS.values()))
-"""What `infracards config KEY` accepts."""
+if TYPE_CHECKING:
+    from infracards.store.file import Store
+
 _WHOLE_NUMBER_LIMITS = {
     "new-per-day": (0, 9999),
     "rollover-hour": (0, 23),
@@ -29,14 +30,19 @@ MORE_NEW_CARDS = 10
 """How many more new cards "more new cards today" adds each time it is chosen."""
 
 
-def study_prefs(engine: Engine) -> StudyPrefs:
-    with transaction(engine) as session:
-        return load_prefs(session)
+def local_now() -> datetime:
+    """The wall clock in the learner's own time zone (study days are local days)."""
+    return datetime.now().astimezone()
 
 
-def study_day_at(engine: Engine, *, now: datetime) -> date:
+def study_prefs(store: Store) -> StudyPrefs:
+    with reading(store) as db:
+        return load_prefs(db)
+
+
+def study_day_at(store: Store, *, now: datetime) -> date:
     """The study day ``now`` falls on under the learner's rollover hour."""
-    return study_day(now, rollover_hour=study_prefs(engine).rollover_hour)
+    return study_day(now, rollover_hour=study_prefs(store).rollover_hour)
 
 
 def validate_setting(key: str, value: str) -> str:
@@ -61,15 +67,25 @@ def validate_setting(key: str, value: str) -> str:
     return str(int(value))
 
 
-def change_setting(engine: Engine, *, key: str, value: str) -> None:
+def change_setting(store: Store, *, key: str, value: str) -> None:
     stored = validate_setting(key, value)
-    with transaction(engine, write=True) as session:
-        save_setting(session, key=key, value=stored)
+    with writing(store) as db:
+        save_setting(db, key=key, value=stored)
 
 
-def current_settings(engine: Engine) -> dict[str, str]:
+def setting_value(text: str) -> int | bool | str | None:
+    """A setting as JSON holds it: a whole number, yes/no as true/false, none as null, and a
+    date as its ISO text."""
+    if text in ("yes", "no"):
+        return text == "yes"
+    if text == NO_LIMIT:
+        return None
+    return int(text) if text.isdigit() else text
+
+
+def current_settings(store: Store) -> dict[str, str]:
     """Every study setting as `infracards config` prints it."""
-    prefs = study_prefs(engine)
+    prefs = study_prefs(store)
     cap = prefs.max_reviews_per_day
     return {
         "new-per-day": str(prefs.new_per_day),
@@ -83,25 +99,25 @@ def current_settings(engine: Engine) -> dict[str, str]:
     }
 
 
-def add_new_cards_today(engine: Engine, *, now: datetime, count: int = MORE_NEW_CARDS) -> int:
+def add_new_cards_today(store: Store, *, now: datetime, count: int = MORE_NEW_CARDS) -> int:
     """ "More new cards today": raise today's new-card limit by ``count`` (for this study day
     only; tomorrow ``new-per-day`` applies again). Returns today's limit."""
-    with transaction(engine, write=True) as session:
-        prefs = load_prefs(session)
+    with writing(store) as db:
+        prefs = load_prefs(db)
         today = study_day(now, rollover_hour=prefs.rollover_hour)
         extra = (
             prefs.extra_new[1] if prefs.extra_new and prefs.extra_new[0] == today else 0
         ) + count
-        save_setting(session, key=EXTRA_NEW_KEY, value=f"{today.isoformat()} {extra}")
+        save_setting(db, key=EXTRA_NEW_KEY, value=f"{today.isoformat()} {extra}")
         return prefs.new_per_day + extra
 
 
-def saved_theme(engine: Engine) -> str | None:
+def saved_theme(store: Store) -> str | None:
     """The colour theme chosen in an earlier run of the app."""
-    with transaction(engine) as session:
-        return load_setting(session, key=THEME_SETTING)
+    with reading(store) as db:
+        return load_setting(db, key=THEME_SETTING)
 
 
-def save_theme(engine: Engine, theme: str) -> None:
-    with transaction(engine, write=True) as session:
-        save_setting(session, key=THEME_SETTING, value=theme)
+def save_theme(store: Store, theme: str) -> None:
+    with writing(store) as db:
+        save_setting(db, key=THEME_SETTING, value=theme)

@@ -6,25 +6,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine
-
+from infracards.records import Stats
 from infracards.services.answers import AnswerBook
 from infracards.services.keypoints import KeyPointStats, key_point_stats
 from infracards.services.library import require_deck
-from infracards.services.mock import MockReport, mock_reports
+from infracards.services.mock_history import MockReport, mock_reports
 from infracards.services.settings import study_day_at
-from infracards.store.db import transaction
-from infracards.store.practice import LeechCard, leech_cards
-from infracards.store.stats import Stats, compute_stats
+from infracards.store.file import reading
+from infracards.store.practice_reads import LeechCard, leech_cards
+from infracards.store.stats import compute_stats
+
+if TYPE_CHECKING:
+    from infracards.store.file import Store
 
 
-def load_stats(engine: Engine, *, now: datetime, deck_id: str | None = None) -> Stats:
+def load_stats(store: Store, *, now: datetime, deck_id: str | None = None) -> Stats:
     if deck_id is not None:
-        require_deck(engine, deck_id)
-    today = study_day_at(engine, now=now)
-    with transaction(engine) as session:
-        return compute_stats(session, today=today, deck_id=deck_id)
+        require_deck(store, deck_id)
+    today = study_day_at(store, now=now)
+    with reading(store) as db:
+        return compute_stats(db, today=today, deck_id=deck_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,13 +39,13 @@ class PracticeStats:
 
 
 def load_practice_stats(
-    engine: Engine, answers: AnswerBook, *, deck_id: str | None = None
+    store: Store, answers: AnswerBook, *, deck_id: str | None = None
 ) -> PracticeStats:
     """Key points are named where their text can be shown (free cards, unlocked decks)."""
-    with transaction(engine) as session:
-        leeches = tuple(leech_cards(session, deck_id=deck_id))
+    with reading(store) as db:
+        leeches = tuple(leech_cards(db, deck_id=deck_id))
     return PracticeStats(
-        key_points=key_point_stats(engine, answers, deck_id=deck_id),
-        mocks=tuple(mock_reports(engine, deck_id=deck_id)),
+        key_points=key_point_stats(store, answers, deck_id=deck_id),
+        mocks=tuple(mock_reports(store, deck_id=deck_id)),
         leeches=leeches,
     )

@@ -10,7 +10,8 @@ from sqlalchemy import Engine
 from infracards.records import MAX_DURATION_MS, CardRecord, RecalledPoints
 from infracards.scheduler import SM2State, due_date, review
 from infracards.scheduler.sm2 import PASSING_GRADE, suspends_as_leech
-from infracards.store.db import transaction, write_connection
+from infracards.store.db import transaction
+from infracards.store.file import writing
 from infracards.store.grading import (
     count_lapses,
     load_state,
@@ -19,7 +20,8 @@ from infracards.store.grading import (
     suspend_leech,
     write_state,
 )
-from infracards.store.queries import load_card, set_leech, set_suspended, undo_review
+from infracards.store.queries import set_leech, set_suspended, undo_review
+from infracards.store.reads import load_card
 
 CHECKPOINT_EVERY = 20
 """Grades between two write-ahead log checkpoints taken off the grading path (~260 log pages)."""
@@ -40,10 +42,6 @@ class Graded:
     was_leech: bool = False
     """It had been flagged a leech before (undo leaves that flag)."""
     practice: str | None = None
-
-
-def local_now() -> datetime:
-    return datetime.now().astimezone()
 
 
 def next_intervals(state: SM2State) -> dict[int, int]:
@@ -76,7 +74,7 @@ def grade_card(
     reviewed_at = now.astimezone(UTC)
     drill = drill or practice is not None
     leech = was_leech = False
-    with write_connection(engine) as connection:
+    with writing(engine) as connection:
         before, due_before = card.state, card.due
         if drill:
             before, due_before = load_state(connection, pk=card.pk)

@@ -15,9 +15,9 @@ import json
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine
-
+from infracards import seal
 from infracards.errors import (
     KeyNotValidError,
     KeyRevokedError,
@@ -25,21 +25,10 @@ from infracards.errors import (
     SealError,
     StoreError,
 )
-from infracards.seal import (
-    CardLabels,
-    LicenseKey,
-    load_license,
-    open_answer,
-    open_release,
-    parse_keyslots,
-    parse_license_key,
-    parse_lock_header,
-    store_key,
-)
 from infracards.seal.encoding import decode_b64
 from infracards.services.answers import read_payload
-from infracards.store.db import transaction
-from infracards.store.queries import (
+from infracards.store.file import reading, writing
+from infracards.store.reads import (
     card_labels,
     deck_lock,
     load_setting,
@@ -48,6 +37,14 @@ from infracards.store.queries import (
     sealed_decks,
 )
 from infracards.terminal_text import quoted
+
+if TYPE_CHECKING:
+    from infracards.seal import CardLabels, LicenseKey
+    from infracards.store.file import Store
+
+# The seal's names are used as ``seal.name``: each loads its submodule on first use, so
+# reading the license and the noted key checks (`status`, `unlock --status`) does not import
+# `cryptography` (~10 ms), which only checking a key against a release and opening answers need.
 
 UNLOCKED = "unlocked"
 LOCKED = "locked"
@@ -103,18 +100,18 @@ class _StoredRelease:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _stored_release(engine: Engine, deck_id: str) -> _StoredRelease:
-    with transaction(engine) as session:
+def _stored_release(store: Store, deck_id: str) -> _StoredRelease:
+    with reading(store) as db:
         try:
-            release, lock_json, slots_json = deck_lock(session, deck_id=deck_id)
+            release, lock_json, slots_json = deck_lock(db, deck_id=deck_id)
         except LookupError:
             raise SealError(
                 f"no deck {quoted(deck_id)} is loaded; see `infracards deck list`"
             ) from None
-        sealed, free = card_labels(session, deck_id=deck_id)
+        sealed, free = card_labels(db, deck_id=deck_id)
     if lock_json is None or slots_json is None:
         raise SealError(f"deck {deck_id} has no sealed answers; nothing to unlock")
-    return _StoredRelease(deck_id, release, lock_json, slots_json, CardLabels(sealed, free))
+    return _StoredRelease(deck_id, release, lock_json, slots_json, seal.CardLabels(sealed, free))
 
 
 def open_sealed(
@@ -127,9 +124,9 @@ def open_sealed(
     labels: CardLabels,
 ) -> OpenedRelease:
     """Check the lock header, its card lists and the key slots, then open with one KDF."""
-    release_key = open_release(
-        header=parse_lock_header(lock, deck_id=deck_id),
-        slots=parse_keyslots(keyslots, deck_id=deck_id, release=release),
+    release_key = seal.open_release(
+        header=seal.parse_lock_header(lock, deck_id=deck_id),
+        slots=seal.parse_keyslots(keyslots, deck_id=deck_id, release=release),
         deck_id=deck_id,
         release=release,
         license_key=key,
@@ -149,30 +146,30 @@ def _open(stored: _StoredRelease, key: LicenseKey) -> OpenedRelease:
     )
 
 
-def unlock_deck(engine: Engine, home: Path, *, deck_id: str, typed_key: str) -> OpenedRelease:
+def unlock_deck(store: Store, home: Path, *, deck_id: str, typed_key: str) -> OpenedRelease:
     """Verify a typed card key completely, then store it (0600, atomically); nothing before that.
 
     Every sealed answer is decrypted once, and what it holds is checked as strictly as a free
     card's text: a release whose key is valid but whose answers are not is refused here.
     """
-    key = parse_license_key(typed_key)
-    stored = _stored_release(engine, deck_id)
+    key = seal.parse_license_key(typed_key)
+    stored = _stored_release(store, deck_id)
     opened = _open(stored, key)
-    with transaction(engine) as session:
-        cards = sealed_cards(session, deck_id=deck_id)
+    with reading(store) as db:
+        cards = sealed_cards(db, deck_id=deck_id)
     for card_id, prompt, blob in cards:
         sealed = decode_b64(blob, what=f"{card_id}.sealed")
-        plaintext = open_answer(
+        plaintext = seal.open_answer(
             opened.release_key, deck_id, opened.release, card_id, prompt, sealed
         )
         read_payload(plaintext, card_id=card_id)
-    dropped = store_key(home, deck_id, key.compact)  # an unsafe or damaged license: refused
-    _note(engine, stored, key, UNLOCKED)
+    dropped = seal.store_key(home, deck_id, key.compact)  # an unsafe or damaged license: refused
+    _note(store, stored, key, UNLOCKED)
     return replace(opened, answers=len(cards), dropped=tuple(dropped))
 
 
 def open_saved_keys(
-    engine: Engine, home: Path, *, only: str | None = None
+    store: Store, home: Path, *, only: str | None = None
 ) -> tuple[list[OpenedRelease], list[str]]:
     """Open every deck the stored license unlocks (one KDF each); problems become notices.
 
@@ -180,19 +177,19 @@ def open_saved_keys(
     the license file is left exactly as it was. What each key did is noted for `status`.
     """
     try:
-        keys = load_license(home)
+        keys = seal.load_license(home)
     except LicenseError as error:
         return [], [str(error)]
-    with transaction(engine) as session:
-        decks = sealed_decks(session)
+    with reading(store) as db:
+        decks = sealed_decks(db)
     opened: list[OpenedRelease] = []
     notices: list[str] = []
     for deck_id in decks:
         if deck_id not in keys or only not in (None, deck_id):
             continue
-        key = parse_license_key(keys[deck_id])
+        key = seal.parse_license_key(keys[deck_id])
         try:
-            stored = _stored_release(engine, deck_id)
+            stored = _stored_release(store, deck_id)
         except SealError as error:
             notices.append(f"{deck_id} stays locked: {error}")
             continue
@@ -200,43 +197,48 @@ def open_saved_keys(
             opened.append(_open(stored, key))
         except SealError as error:
             notices.append(f"{deck_id} stays locked: {error}")
-            _note(engine, stored, key, _state_of(error))
+            _note(store, stored, key, _state_of(error))
         else:
-            _note(engine, stored, key, UNLOCKED)
+            _note(store, stored, key, UNLOCKED)
     return opened, notices
 
 
-def key_status(engine: Engine, home: Path) -> dict[str, KeyStatus]:
+def unlocked_decks(store: Store, home: Path) -> frozenset[str]:
+    """The decks whose stored card key opens their release (what `study-locked no` studies)."""
+    return frozenset(deck for deck, status in key_status(store, home).items() if status.unlocked)
+
+
+def key_status(store: Store, home: Path) -> dict[str, KeyStatus]:
     """Per sealed deck: is a card key stored, and does it open the release loaded now?
 
     Answered from what the last opening of this key with this release showed (the app opens
     stored keys as it starts); a key or release not tried yet is tried now, once (one KDF).
     """
     try:
-        keys = load_license(home)
+        keys = seal.load_license(home)
     except LicenseError:
         keys = {}
-    with transaction(engine) as session:
-        decks = sealed_decks(session)
+    with reading(store) as db:
+        decks = sealed_decks(db)
     status: dict[str, KeyStatus] = {}
     for deck_id in decks:
         if deck_id not in keys:
             status[deck_id] = KeyStatus(LOCKED, key_stored=False)
             continue
-        key = parse_license_key(keys[deck_id])
+        key = seal.parse_license_key(keys[deck_id])
         try:
-            stored = _stored_release(engine, deck_id)
+            stored = _stored_release(store, deck_id)
         except SealError:
             status[deck_id] = KeyStatus(CORRUPTED, key_stored=True)
             continue
-        state = _noted(engine, stored, key)
+        state = _noted(store, stored, key)
         if state is None:
             try:
                 _open(stored, key)
                 state = UNLOCKED
             except SealError as error:
                 state = _state_of(error)
-            _note(engine, stored, key, state)
+            _note(store, stored, key, state)
         status[deck_id] = KeyStatus(state, key_stored=True, release=stored.release)
     return status
 
@@ -260,9 +262,9 @@ def _check_id(stored: _StoredRelease, key: LicenseKey) -> str:
     ).hexdigest()
 
 
-def _noted(engine: Engine, stored: _StoredRelease, key: LicenseKey) -> str | None:
-    with transaction(engine) as session:
-        text = load_setting(session, key=_setting(stored.deck_id))
+def _noted(store: Store, stored: _StoredRelease, key: LicenseKey) -> str | None:
+    with reading(store) as db:
+        text = load_setting(db, key=_setting(stored.deck_id))
     try:
         noted = json.loads(text) if text else None
     except ValueError:
@@ -273,11 +275,11 @@ def _noted(engine: Engine, stored: _StoredRelease, key: LicenseKey) -> str | Non
     return state if state in (UNLOCKED, REVOKED, NOT_VALID, CORRUPTED) else None
 
 
-def _note(engine: Engine, stored: _StoredRelease, key: LicenseKey, state: str) -> None:
+def _note(store: Store, stored: _StoredRelease, key: LicenseKey, state: str) -> None:
     """Remember what this key did for this release (a store that cannot take it is no error:
     the next `status` tries the key again)."""
-    if _noted(engine, stored, key) == state:
+    if _noted(store, stored, key) == state:
         return
     value = json.dumps({"check": _check_id(stored, key), "state": state})
-    with suppress(StoreError), transaction(engine, write=True) as session:
-        save_setting(session, key=_setting(stored.deck_id), value=value)
+    with suppress(StoreError), writing(store) as db:
+        save_setting(db, key=_setting(stored.deck_id), value=value)

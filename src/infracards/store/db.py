@@ -1,10 +1,10 @@
-"""Opening the SQLite store: checks, backup, migration to head, engine settings."""
+"""The SQLAlchemy engine over the store: migrations to head (with a backup first), the ORM's
+transactions, and the pooled sqlite3 connection for plain SQL. The checks made before any open
+and the connection settings are ``store.file``'s, shared with the commands that need no ORM."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import sys
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime
@@ -16,67 +16,13 @@ from sqlalchemy.exc import DatabaseError, SQLAlchemyError
 from sqlmodel import Session
 
 from infracards.errors import StoreError
-from infracards.files import reason
-from infracards.paths import database_path, migrations_dir
-
-SCHEMA_HEAD = "0006"
-"""The newest Alembic revision this app knows (a test keeps it equal to the scripts' head)."""
-BUSY_TIMEOUT_MS = 5000
-PAGE_SIZE = 8192
-"""For new databases: a card row is ~2.5 KB, so 8 KB pages hold three where 4 KB held one."""
-_SQLITE_MAGIC = b"SQLite format 3\x00"
+from infracards.paths import migrations_dir
+from infracards.store.file import cannot_write, configure_connection, prepare, store_error
 
 
 def open_store(home: Path) -> Engine:
-    """Open (creating and migrating if needed) the database in ``home``.
-
-    Several processes may start at once on an empty home or an old store: the first takes
-    ``infracards.lock`` and creates or migrates the store while the others wait for it, then
-    find it at head. A store already at head (every start but the first) takes no lock.
-    """
-    _ensure_home(home)
-    path = database_path(home)
-    if not _at_head(path):
-        with _schema_lock(home):
-            revision = _current_revision(path)  # again: another process may have done it
-            if revision != SCHEMA_HEAD:
-                _upgrade(path, revision)
-    return _engine(path)
-
-
-def _at_head(path: Path) -> bool:
-    """Whether the store is complete and at head; False for anything else (absent, being
-    created by another process, damaged), which the check under the lock then names."""
-    try:
-        return _current_revision(path) == SCHEMA_HEAD
-    except StoreError:
-        return False
-
-
-@contextmanager
-def _schema_lock(home: Path) -> Iterator[None]:
-    """Hold ``home/infracards.lock`` while the store is created or migrated (waiting for
-    another process that holds it). The file is never deleted, so all lock one inode."""
-    try:
-        fd = os.open(home / "infracards.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError as error:
-        cause = cannot_write(database_path(home))
-        raise StoreError(
-            f"cannot create or upgrade the store in {home}: "
-            f"{cause or f'cannot create infracards.lock ({reason(error)})'}"
-        ) from None
-    try:
-        if sys.platform == "win32":
-            import msvcrt
-
-            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
-        else:
-            import fcntl
-
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
+    """Open (creating and migrating if needed) the database in ``home``."""
+    return _engine(prepare(home))
 
 
 def _engine(path: Path, *, foreign_keys: bool = True) -> Engine:
@@ -104,26 +50,26 @@ def transaction(engine: Engine, *, write: bool = False) -> Iterator[Session]:
     try:
         with Session(bind, expire_on_commit=False) as session, session.begin():
             yield session
-    except DatabaseError as error:  # SQLAlchemy's wrapper of sqlite3's error
-        store_error = _store_error(error.orig, engine)
-        if store_error is None:
+    # SQLAlchemy's wrapper of sqlite3's error, or sqlite3's own from plain SQL (store.reads)
+    except (DatabaseError, sqlite3.DatabaseError) as error:
+        translated = _store_error(error.orig if isinstance(error, DatabaseError) else error, engine)
+        if translated is None:
             raise
-        raise store_error from error
+        raise translated from error
 
 
 @contextmanager
-def write_connection(engine: Engine) -> Iterator[sqlite3.Connection]:
-    """``transaction(engine, write=True)`` on the pooled sqlite3 connection itself.
-
-    Same write lock, same COMMIT and fsync; for the grade, whose few statements would
-    otherwise spend more time in the Session and SQLAlchemy's statement layer than in SQLite.
-    """
+def driver_transaction(engine: Engine, begin: str) -> Iterator[sqlite3.Connection]:
+    """A transaction (``BEGIN DEFERRED`` or ``IMMEDIATE``) on the pooled sqlite3 connection
+    itself, for ``store.file.reading`` and ``writing``: the plain SQL of ``store.reads``, and
+    the grade, whose few statements would otherwise spend more time in the Session and
+    SQLAlchemy's statement layer than in SQLite. Same locks, same COMMIT and fsync."""
     try:
         pooled = engine.raw_connection()
         try:
             connection = pooled.driver_connection
             assert connection is not None
-            connection.execute("BEGIN IMMEDIATE")
+            connection.execute(begin)
             try:
                 yield connection
             except BaseException:
@@ -133,12 +79,10 @@ def write_connection(engine: Engine) -> Iterator[sqlite3.Connection]:
         finally:
             pooled.close()
     except (sqlite3.DatabaseError, DatabaseError) as error:  # SQLAlchemy's when connecting
-        store_error = _store_error(
-            error.orig if isinstance(error, DatabaseError) else error, engine
-        )
-        if store_error is None:
+        translated = _store_error(error.orig if isinstance(error, DatabaseError) else error, engine)
+        if translated is None:
             raise
-        raise store_error from error
+        raise translated from error
 
 
 def session_connection(session: Session) -> sqlite3.Connection:
@@ -168,73 +112,7 @@ def checkpoint(engine: Engine) -> bool:
 
 
 def _store_error(error: BaseException | None, engine: Engine) -> StoreError | None:
-    """What to tell the learner about an sqlite3 error; None for a bug (a broken constraint).
-
-    SQLite reports a damaged file ("database disk image is malformed") as a plain
-    DatabaseError, and gets the same advice as a file found damaged when it is opened.
-    """
-    path = Path(engine.url.database or "")
-    if isinstance(error, sqlite3.OperationalError):
-        return _operational(str(error), path)
-    if type(error) is sqlite3.DatabaseError:
-        return _damaged(path, str(error))
-    return None
-
-
-def _operational(text: str, path: Path) -> StoreError:
-    if "locked" in text or "busy" in text:
-        return StoreError(
-            "the database is busy: another infracards process has been writing for more than "
-            f"{BUSY_TIMEOUT_MS // 1000} s; nothing was changed, try again"
-        )
-    cause = cannot_write(path)
-    if cause is not None:
-        return StoreError(f"{cause}; nothing was changed")
-    if "disk is full" in text:
-        return StoreError(
-            f"the disk is full; nothing was changed: free some space on the disk holding "
-            f"{path.parent} and try again"
-        )
-    if "readonly" in text or "read-only" in text:
-        return StoreError(
-            f"{path} is read-only; nothing was changed: make it and its folder writable"
-        )
-    return StoreError(f"database error: {text}; nothing was changed")
-
-
-FREE_SPACE_NEEDED = 1 << 20
-"""Below this much free space the store cannot even start its write-ahead log."""
-
-
-def cannot_write(path: Path) -> str | None:
-    """Why the store at ``path`` cannot be written, named as the cause it is (a read-only file
-    system or folder or file, a full disk), with what to do; None if nothing is in the way.
-
-    SQLite itself only says "unable to open database file" or "attempt to write a readonly
-    database", which read like a damaged file.
-    """
-    folder = path.parent
-    try:
-        fs = os.statvfs(folder)
-    except (OSError, AttributeError):  # the folder is gone; Windows has no statvfs
-        return None
-    where = "set INFRACARDS_HOME to a writable folder"
-    if fs.f_flag & os.ST_RDONLY:
-        return f"{folder} is on a read-only file system: remount it read-write, or {where}"
-    if not os.access(folder, os.W_OK):
-        return (
-            f"{folder} is read-only for this user: make it writable (chmod u+w {folder}), "
-            f"or {where}"
-        )
-    if path.exists() and not os.access(path, os.W_OK):
-        return f"{path} is read-only for this user: make it writable (chmod u+w {path})"
-    if fs.f_bavail * fs.f_frsize < FREE_SPACE_NEEDED:
-        free = fs.f_bavail * fs.f_frsize
-        return (
-            f"the disk is full ({free >> 10} KiB free where {folder} is): free some space, "
-            f"or {where}"
-        )
-    return None
+    return store_error(error, Path(engine.url.database or ""))
 
 
 def _begin(connection: Connection) -> None:
@@ -245,69 +123,13 @@ def _begin(connection: Connection) -> None:
 def _configure_connection(connection: sqlite3.Connection, _record: Any) -> None:
     # SQLAlchemy's "begin" event issues BEGIN itself, so it can ask for the write lock up front.
     connection.isolation_level = None
-    cursor = connection.cursor()
-    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    # Takes effect on a new database only; an existing one keeps its page size. A 100k-card
-    # store: 397 → 266 MiB, and the commit that loads it 1.8 → 1.1 s.
-    cursor.execute(f"PRAGMA page_size={PAGE_SIZE}")
-    cursor.execute("PRAGMA journal_mode=WAL")
-    # FULL: a grade acknowledged on screen survives a power cut, not only a crash.
-    cursor.execute("PRAGMA synchronous=FULL")
-    cursor.close()
+    configure_connection(connection)
 
 
-def _ensure_home(home: Path) -> None:
-    try:
-        home.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError as error:
-        raise StoreError(
-            f"cannot create the data folder {home} ({reason(error)}); "
-            "set INFRACARDS_HOME to a writable folder"
-        ) from None
-    if not home.is_dir():
-        raise StoreError(f"{home} is not a folder; set INFRACARDS_HOME to a writable folder")
-
-
-def _current_revision(path: Path) -> str | None:
-    """The database's Alembic revision (None for a new or empty file), read without SQLAlchemy."""
-    if not path.exists():
-        return None
-    try:
-        with path.open("rb") as handle:
-            header = handle.read(len(_SQLITE_MAGIC))
-    except OSError as error:
-        raise StoreError(f"cannot read {path} ({error.strerror})") from None
-    if not header:
-        return None
-    if header != _SQLITE_MAGIC:
-        raise _damaged(path, "it is not an SQLite database")
-    try:
-        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as connection:
-            connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
-            if "alembic_version" not in tables:
-                if tables:
-                    raise _damaged(path, "it holds tables infracards did not create")
-                return None
-            row = connection.execute("SELECT version_num FROM alembic_version").fetchone()
-    except sqlite3.OperationalError as error:  # cannot be opened: not the same as damaged
-        raise _operational(str(error), path) from None
-    except sqlite3.DatabaseError as error:
-        raise _damaged(path, str(error)) from None
-    return row[0] if row else None
-
-
-def _damaged(path: Path, reason: str) -> StoreError:
-    backups = sorted(path.parent.glob(f"{path.name}.bak-*"))
-    restore = f"restore the newest backup, {backups[-1]}, or " if backups else ""
-    return StoreError(
-        f"{path} cannot be used: {reason}. It was left untouched; {restore}move it aside "
-        "and start again"
-    )
-
-
-def _upgrade(path: Path, revision: str | None) -> None:
-    """Migrate to head; an existing database is copied aside first."""
+def upgrade(path: Path, revision: str | None) -> None:
+    """Migrate to head (``store.file.prepare`` calls this, holding ``infracards.lock``, for a
+    store that is not at head); an existing database is copied aside first, and one from a
+    newer app is refused."""
     from alembic.script import ScriptDirectory  # 60 ms import, needed only when upgrading
 
     config = alembic_config()

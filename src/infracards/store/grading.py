@@ -22,6 +22,7 @@ from sqlalchemy.dialects import sqlite
 from infracards.records import RecalledPoints
 from infracards.scheduler import SM2State
 from infracards.store.models import CardState, Review
+from infracards.store.reads import stored_state
 
 _DIALECT = sqlite.dialect()
 _REVIEW: Table = Review.__table__  # type: ignore[attr-defined]
@@ -99,15 +100,6 @@ def db_boolean(flag: bool) -> Any:
 def to_centi(easiness: Decimal) -> int:
     """EF as stored: integer hundredths, exact."""
     return int(easiness * 100)
-
-
-def from_centi(easiness_centi: int) -> Decimal:
-    return Decimal(easiness_centi).scaleb(-2)
-
-
-def stored_state(easiness_centi: int, repetitions: int, interval: int) -> SM2State:
-    """An SM-2 state from its stored columns (a card's, or a review's before or after)."""
-    return SM2State(easiness=from_centi(easiness_centi), repetitions=repetitions, interval=interval)
 
 
 def load_state(connection: sqlite3.Connection, *, pk: int) -> tuple[SM2State, date | None]:

@@ -1,5 +1,7 @@
-"""SQL of interview practice: key-point checks (on reviews and mock questions) and mock
-interviews. Values cross as frozen records; key points are indexes, never text."""
+"""SQL of interview practice through the Session: mock interviews as they are written, the
+mock interview's draw and extra practice. What `stats` and `status` read (checks, past mock
+interviews, leeches, readiness) is plain SQL in ``store.practice_reads``. Values cross as
+frozen records; key points are indexes, never text."""
 
 from __future__ import annotations
 
@@ -9,48 +11,11 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-import sqlalchemy as sa
 from sqlalchemy import insert, text, update
 from sqlmodel import Session, col, select
 
 from infracards.records import RecalledPoints
-from infracards.store.models import Card, MockQuestion, MockSession, Review
-
-
-@dataclass(frozen=True, slots=True)
-class CheckCounts:
-    """How many checks of one card, against one list of points, said exactly these points."""
-
-    card_pk: int
-    fingerprint: str
-    points: int
-    mask: int
-    checks: int
-    last_checked: str
-    """The newest of these checks (ISO text as SQLite holds it; only compared)."""
-
-
-# Reviews with a check are read through ix_review_checked (a partial index: a few thousand
-# rows, not the million reviews). A mock question counted as a review is that review's check.
-_CHECK_COUNTS = text(
-    """
-SELECT c.card, c.points_fp, c.points, c.recalled, count(*), max(c.at) FROM (
-    SELECT card, points_fp, points, recalled, reviewed_at AS at FROM review
-    WHERE points IS NOT NULL
-    UNION ALL
-    SELECT q.card, q.points_fp, q.points, q.recalled, m.started_at FROM mockquestion q
-    JOIN mocksession m ON m.id = q.mock WHERE q.points IS NOT NULL AND q.review IS NULL
-) AS c JOIN card AS k ON k.id = c.card
-WHERE (:deck IS NULL OR k.deck_id = :deck) AND NOT k.retired
-GROUP BY c.card, c.points_fp, c.points, c.recalled
-"""
-)
-
-
-def check_counts(session: Session, *, deck_id: str | None = None) -> list[CheckCounts]:
-    rows = session.connection().execute(_CHECK_COUNTS, {"deck": deck_id})
-    return [CheckCounts(*row) for row in rows]
-
+from infracards.store.models import MockQuestion, MockSession
 
 # --- mock interviews ---------------------------------------------------------------------------
 
@@ -119,99 +84,6 @@ def save_mock_answer(session: Session, *, mock_id: int, answer: MockAnswer) -> N
 
 def end_mock(session: Session, *, mock_id: int, now: datetime) -> None:
     session.execute(update(MockSession).where(col(MockSession.id) == mock_id).values(ended_at=now))
-
-
-@dataclass(frozen=True, slots=True)
-class StoredQuestion:
-    card_pk: int
-    deck_id: str
-    card_id: str
-    prompt: str
-    topic: str
-    position: int
-    seconds_used: int
-    timed_out: bool
-    recalled: RecalledPoints | None
-    notes: str
-    counted_at: datetime | None
-    """When the review it was counted as was given (None: not counted)."""
-
-
-@dataclass(frozen=True, slots=True)
-class StoredMock:
-    mock_id: int
-    deck_id: str
-    started_at: datetime
-    ended_at: datetime | None
-    study_day: date
-    planned: int
-    seconds_per_question: int
-    topic: str | None
-    questions: tuple[StoredQuestion, ...]
-
-
-def mock_history(
-    session: Session, *, deck_id: str | None = None, mock_id: int | None = None
-) -> list[StoredMock]:
-    """Past mock interviews, oldest first, each with its questions in order."""
-    query = select(MockSession).order_by(col(MockSession.started_at), col(MockSession.id))
-    if deck_id is not None:
-        query = query.where(MockSession.deck_id == deck_id)
-    if mock_id is not None:
-        query = query.where(MockSession.id == mock_id)
-    mocks = list(session.exec(query))
-    if not mocks:
-        return []
-    questions: dict[int, list[StoredQuestion]] = {mock.id or 0: [] for mock in mocks}
-    rows = session.execute(
-        sa.select(  # SQLModel's select types at most four entities
-            MockQuestion,
-            col(Card.deck_id),
-            col(Card.card_id),
-            col(Card.prompt),
-            col(Card.tags),
-            col(Review.reviewed_at),
-        )
-        .join(Card, col(Card.id) == MockQuestion.card)
-        .outerjoin(Review, col(Review.id) == MockQuestion.review)
-        .where(col(MockQuestion.mock).in_(list(questions)))
-        .order_by(col(MockQuestion.mock), col(MockQuestion.position))
-    )
-    for question, deck, card_id, prompt, tags, counted_at in rows:
-        recalled = (
-            RecalledPoints.from_mask(question.points, question.recalled or 0, question.points_fp)
-            if question.points is not None and question.points_fp is not None
-            else None
-        )
-        questions[question.mock].append(
-            StoredQuestion(
-                card_pk=question.card,
-                deck_id=deck,
-                card_id=card_id,
-                prompt=prompt,
-                topic=tags.split()[0] if tags else "",
-                position=question.position,
-                seconds_used=question.seconds_used,
-                timed_out=question.timed_out,
-                recalled=recalled,
-                notes=question.notes,
-                counted_at=counted_at,
-            )
-        )
-    return [
-        StoredMock(
-            mock_id=mock.id or 0,
-            deck_id=mock.deck_id,
-            started_at=mock.started_at,
-            ended_at=mock.ended_at,
-            study_day=mock.study_day,
-            planned=mock.questions,
-            seconds_per_question=mock.seconds_per_question,
-            topic=mock.topic,
-            questions=tuple(questions[mock.id or 0]),
-        )
-        for mock in mocks
-    ]
 
 
 # --- the mock interview's draw -----------------------------------------------------------------
@@ -363,142 +235,6 @@ def move_due_to(session: Session, *, card_pks: list[int], today: date) -> int:
     interval stay. Returns how many moved."""
     params = {"today": today.isoformat(), "cards": json.dumps(card_pks)}
     return session.connection().execute(_ADD_TO_TODAY, params).rowcount
-
-
-# --- leeches -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class LeechCard:
-    deck_id: str
-    card_id: str
-    prompt: str
-    topic: str
-    lapses: int
-    suspended: bool
-
-
-_LEECHES = text(
-    """
-SELECT c.deck_id, c.card_id, c.prompt, c.tags, s.suspended,
-       (SELECT count(*) FROM review r WHERE r.card = s.card AND r.drill = 0 AND r.grade < 3)
-FROM cardstate s JOIN card c ON c.id = s.card
-WHERE s.leech AND s.retired = 0 AND (:deck IS NULL OR s.deck_id = :deck)
-ORDER BY c.deck_id, s.position
-"""
-)
-
-
-def leech_cards(session: Session, *, deck_id: str | None = None) -> list[LeechCard]:
-    """Cards flagged as leeches, with their lapse count, in deck order."""
-    return [
-        LeechCard(deck, card_id, prompt, tags.split()[0] if tags else "", lapses, bool(suspended))
-        for deck, card_id, prompt, tags, suspended, lapses in session.connection().execute(
-            _LEECHES, {"deck": deck_id}
-        )
-    ]
-
-
-# --- readiness and the plan ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class MemoryRow:
-    """What readiness reads of one active card."""
-
-    card_pk: int
-    topic: str
-    due: date | None
-    interval: int
-    repetitions: int
-    suspended: bool
-
-
-# Active cards in tag order from ix_card_retired_tags_deck_id (no prompt or answer is read),
-# each joined to its state by key.
-_MEMORY = text(
-    """
-SELECT c.id, c.tags, s.due, s.interval, s.repetitions, s.suspended
-FROM card AS c INDEXED BY ix_card_retired_tags_deck_id
-JOIN cardstate AS s ON s.card = c.id
-WHERE c.retired = 0 AND c.deck_id = :deck
-"""
-)
-# The latest check of each checked card: its coverage (said ÷ listed). With max() in the
-# result, SQLite takes the other columns from the row that has the maximum.
-_LATEST_CHECKS = text(
-    """
-SELECT card, points, recalled, max(at) FROM (
-    SELECT r.card, r.points, r.recalled, r.reviewed_at AS at FROM review r
-    WHERE r.points IS NOT NULL
-    UNION ALL
-    SELECT q.card, q.points, q.recalled, m.started_at FROM mockquestion q
-    JOIN mocksession m ON m.id = q.mock WHERE q.points IS NOT NULL AND m.deck_id = :deck
-) GROUP BY card
-"""
-)
-# Graded reviews of cards already learned (the card had passed before): how often the learner
-# still knew a card when SM-2 asked again, over the last days.
-_RETENTION = text(
-    """
-SELECT count(*), coalesce(sum(r.grade >= :passing), 0) FROM review r
-JOIN cardstate s ON s.card = r.card
-WHERE r.study_day >= :since AND r.drill = 0 AND r.repetitions_before > 0
-  AND s.deck_id = :deck
-"""
-)
-
-
-def memory_rows(session: Session, *, deck_id: str) -> list[MemoryRow]:
-    rows = session.connection().execute(_MEMORY, {"deck": deck_id})
-    return [
-        MemoryRow(
-            card_pk=pk,
-            topic=tags.split()[0] if tags else "",
-            due=date.fromisoformat(due) if due else None,
-            interval=interval,
-            repetitions=repetitions,
-            suspended=bool(suspended),
-        )
-        for pk, tags, due, interval, repetitions, suspended in rows
-    ]
-
-
-def latest_coverage(session: Session, *, deck_id: str) -> dict[int, tuple[int, int]]:
-    """Card → (points said, points listed) at its latest key-point check."""
-    rows = session.connection().execute(_LATEST_CHECKS, {"deck": deck_id})
-    return {card: ((recalled or 0).bit_count(), points) for card, points, recalled, _ in rows}
-
-
-def recent_retention(
-    session: Session, *, deck_id: str, since: date, passing: int
-) -> tuple[int, int]:
-    """(graded reviews of learned cards since ``since``, how many passed)."""
-    params = {"deck": deck_id, "since": since.isoformat(), "passing": passing}
-    reviews, passed = session.connection().execute(_RETENTION, params).one()
-    return int(reviews), int(passed)
-
-
-_CARD_IDS = text(
-    "SELECT c.id, c.card_id FROM json_each(:cards) AS j CROSS JOIN card AS c ON c.id = j.value"
-)
-
-
-def card_ids(session: Session, *, card_pks: list[int]) -> dict[int, str]:
-    rows = session.connection().execute(_CARD_IDS, {"cards": json.dumps(card_pks)})
-    return {pk: card_id for pk, card_id in rows}
-
-
-_NEW_STUDYABLE = text(
-    "SELECT coalesce(sum(cards), 0) FROM duecount WHERE deck_id = :deck AND due IS NULL"
-    " AND NOT suspended AND (:locked_too OR NOT locked)"
-)
-
-
-def new_card_count(session: Session, *, deck_id: str, locked_too: bool) -> int:
-    """Unsuspended new cards the learner can study (the plan spreads them over the days)."""
-    params = {"deck": deck_id, "locked_too": locked_too}
-    return int(session.connection().execute(_NEW_STUDYABLE, params).scalar_one())
 
 
 # --- extra practice outside the schedule ---------------------------------------------------------

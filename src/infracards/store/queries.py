@@ -1,31 +1,26 @@
-"""Queries: the session comes first, everything else is keyword-only, and results are frozen
-values (never live ORM rows), so no widget holds a session or triggers a lazy load."""
+"""Queries through SQLAlchemy: deck sync, the study queue, Browse, undo and the report. The
+session comes first, everything else is keyword-only, and results are frozen values (never
+live ORM rows), so no widget holds a session or triggers a lazy load. Reads that the CLI makes
+without SQLAlchemy are in ``store.reads``."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
-from sqlalchemy import Table, bindparam, exists, func, insert, text, update
+from sqlalchemy import Table, exists, func, insert, text, update
 from sqlmodel import Session, col, select
 
-from infracards.records import (
-    BrowseRow,
-    CardRecord,
-    DeckSummary,
-    ReviewEntry,
-    StudyPrefs,
-    SyncReport,
-    WeakCard,
-)
+from infracards.records import BrowseRow, StudyPrefs, SyncReport, WeakCard
 from infracards.scheduler import SM2State, StudyQueue
 from infracards.scheduler.sm2 import DRILL_UNTIL
 from infracards.store.db import session_connection
-from infracards.store.grading import from_centi, stored_state, write_state
-from infracards.store.models import Card, CardState, Deck, Review, Setting, StudySession
+from infracards.store.grading import write_state
+from infracards.store.models import Card, CardState, Deck, Review, StudySession
+from infracards.store.reads import from_centi, stored_state
 
 if TYPE_CHECKING:
     from infracards.deck import Deck as DeckFile  # parsing YAML is not needed to query
@@ -33,39 +28,16 @@ if TYPE_CHECKING:
 
 _CARD_STATE: Table = CardState.__table__  # type: ignore[attr-defined]
 _CARD: Table = Card.__table__  # type: ignore[attr-defined]
-# What a start reads before the first card is drawn goes through these tables, not the ORM
-# classes: the first ORM statement in a process configures every mapper and compiles an ORM
-# context (~5 ms), which can wait until after the first frame.
-_DECK: Table = Deck.__table__  # type: ignore[attr-defined]
-_SETTING: Table = Setting.__table__  # type: ignore[attr-defined]
+# What a start reads before the first card is drawn goes through these tables (or plain SQL),
+# not the ORM classes: the first ORM statement in a process configures every mapper and
+# compiles an ORM context (~5 ms), which can wait until after the first frame.
 _STUDY_SESSION: Table = StudySession.__table__  # type: ignore[attr-defined]
 _REVIEW: Table = Review.__table__  # type: ignore[attr-defined]
 _CARD_LABEL = (_CARD.c.id, _CARD.c.deck_id, _CARD.c.card_id, _CARD.c.prompt, _CARD.c.tags)
 """What names a card on screen: its key, deck, id, prompt and tags."""
-# A card with its state (the one on screen after each grade): one query, no ORM load.
-_LOAD_CARD = sa.select(  # Core columns: SQLAlchemy's select (SQLModel's types ORM rows)
-    *_CARD_LABEL,
-    _CARD.c.key_points,
-    _CARD.c.answer,
-    _CARD.c.sealed,
-    _CARD.c.retired,
-    _CARD.c.calculators,
-    _CARD_STATE.c.easiness_centi,
-    _CARD_STATE.c.repetitions,
-    _CARD_STATE.c.interval,
-    _CARD_STATE.c.due,
-).join_from(_CARD, _CARD_STATE, _CARD_STATE.c.card == _CARD.c.id)
-_LOAD_CARD_BY_PK = _LOAD_CARD.where(_CARD.c.id == bindparam("pk"))
 
 
 # --- decks -------------------------------------------------------------------------------------
-
-
-def deck_origin(session: Session, *, deck_id: str) -> tuple[str, str] | None:
-    """(source, digest) of the file last synced into ``deck_id``; None if it is not loaded."""
-    query = select(_DECK.c.source, _DECK.c.digest).where(_DECK.c.id == deck_id)
-    row = session.connection().execute(query).first()
-    return (row[0], row[1]) if row else None
 
 
 def deck_with_digest(session: Session, *, digest: str) -> tuple[str, int] | None:
@@ -91,6 +63,8 @@ def sync_deck(
     created = row is None
     if row is None:
         row = Deck(id=deck.deck_id, title="", version=0, language="", source="", digest="")
+    previous_version = None if created else row.version
+    new_title = deck.title if not created and row.title != deck.title else None
     row.title, row.version, row.language = deck.title, deck.version, deck.language
     row.source, row.digest = source, digest
     row.lock_header = json.dumps(deck.lock, sort_keys=True) if deck.lock is not None else None
@@ -176,156 +150,12 @@ def sync_deck(
         retired=tuple(retired),
         restored=tuple(restored),
         keyslots_changed=keyslots_changed,
+        previous_version=previous_version,
+        new_title=new_title,
     )
-
-
-def deck_ids(session: Session) -> list[str]:
-    return list(session.connection().execute(select(_DECK.c.id).order_by(_DECK.c.id)).scalars())
-
-
-def last_studied_deck(session: Session) -> str | None:
-    """The deck of the latest review session (where Home's cursor starts, as Anki opens on the
-    deck studied last); None before the first review."""
-    latest = (
-        select(_STUDY_SESSION.c.deck_id)
-        .where(_STUDY_SESSION.c.deck_id.is_not(None))
-        .order_by(_STUDY_SESSION.c.id.desc())
-        .limit(1)
-    )
-    return session.connection().execute(latest).scalar()
-
-
-# Running counts kept by triggers (schema 0003): a few hundred rows, not 100k cards joined to
-# their states and today's reviews joined to their cards.
-_DECK_COUNTS = text(
-    """
-SELECT deck_id, sum(cards),
-       coalesce(sum(cards) FILTER (WHERE due IS NULL AND {studyable}), 0),
-       coalesce(sum(cards) FILTER (WHERE due IS NULL AND {studyable}
-                                   AND (:locked_too OR NOT locked)), 0),
-       coalesce(sum(cards) FILTER (WHERE due <= :today AND {studyable}), 0),
-       coalesce(sum(cards) FILTER (WHERE locked), 0),
-       coalesce(sum(cards) FILTER (WHERE suspended), 0),
-       coalesce(sum(cards) FILTER (WHERE leech), 0)
-FROM duecount GROUP BY deck_id
-""".format(studyable="NOT suspended AND buried_on IS NOT :today")
-)
-_REVIEWED_ON = text("SELECT deck_id, reviews FROM daycount WHERE study_day = :today")
-# Cards first studied today, per deck: a card's first review is the one logged with no due
-# date before it (only one per card), drills aside; build_queue counts the same from the log.
-_INTRODUCED_ON = text(
-    """
-SELECT s.deck_id, count(*) FILTER (WHERE r.due_before IS NULL),
-       count(*) FILTER (WHERE r.due_before IS NOT NULL)
-FROM review AS r JOIN cardstate AS s ON s.card = r.card
-WHERE r.study_day = :today AND NOT r.drill GROUP BY s.deck_id
-"""
-)
-_DECK_ROWS = text("SELECT id, title, version, lock_header IS NOT NULL FROM deck ORDER BY id")
-
-
-def deck_summaries(session: Session, *, today: date, prefs: StudyPrefs) -> list[DeckSummary]:
-    """Per deck: active cards, new (and new today, within the daily limit), due today, locked,
-    reviews today."""
-    connection = session.connection()
-    params = {"today": today.isoformat(), "locked_too": prefs.study_locked}
-    by_deck = {deck_id: counts for deck_id, *counts in connection.execute(_DECK_COUNTS, params)}
-    reviewed = {deck: count for deck, count in connection.execute(_REVIEWED_ON, params)}
-    done = (
-        {deck: (new, due) for deck, new, due in connection.execute(_INTRODUCED_ON, params)}
-        if reviewed
-        else {}
-    )
-    summaries = []
-    for deck_id, title, version, sealed in connection.execute(_DECK_ROWS):
-        total, new, studyable_new, due, locked, suspended, leeches = by_deck.get(deck_id, (0,) * 7)
-        introduced, reviewed_due = done.get(deck_id, (0, 0))
-        room = max(0, prefs.new_limit(today) - introduced)
-        cap = prefs.max_reviews_per_day
-        summaries.append(
-            DeckSummary(
-                deck_id=deck_id,
-                title=title,
-                version=version,
-                total=total,
-                new=new,
-                new_today=min(room, studyable_new),
-                due=due,
-                locked=locked,
-                reviews_today=reviewed.get(deck_id, 0),
-                sealed=bool(sealed),
-                due_today=due if cap is None else min(due, max(0, cap - reviewed_due)),
-                suspended=suspended,
-                leeches=leeches,
-            )
-        )
-    return summaries
-
-
-def deck_lock(session: Session, *, deck_id: str) -> tuple[int, str | None, str | None]:
-    """(release, lock header JSON, key slots JSON) of a deck, for unlocking."""
-    deck = session.get(Deck, deck_id)
-    if deck is None:
-        raise LookupError(deck_id)
-    return deck.version, deck.lock_header, deck.keyslots
 
 
 # --- cards -------------------------------------------------------------------------------------
-
-
-def load_card(session: Session, *, pk: int) -> CardRecord:
-    row = session.connection().execute(_LOAD_CARD_BY_PK, {"pk": pk})
-    record = next(map(_card_record, row), None)
-    if record is None:
-        raise LookupError(pk)
-    return record
-
-
-def find_card(session: Session, *, card_id: str, deck_id: str | None = None) -> list[CardRecord]:
-    """Cards with this card id (one per deck that has it)."""
-    query = _LOAD_CARD.where(_CARD.c.card_id == card_id)
-    if deck_id is not None:
-        query = query.where(_CARD.c.deck_id == deck_id)
-    rows = session.connection().execute(query.order_by(_CARD.c.deck_id))
-    return [_card_record(row) for row in rows]
-
-
-def _card_record(row: Any) -> CardRecord:
-    """A ``_LOAD_CARD`` row as the record screens and the CLI show."""
-    (pk, deck_id, card_id, prompt, tags, key_points, answer, sealed, retired, calculators) = row[
-        :10
-    ]
-    easiness_centi, repetitions, interval, due = row[10:]
-    return CardRecord(
-        pk=pk,
-        deck_id=deck_id,
-        card_id=card_id,
-        prompt=prompt,
-        tags=tuple(tags.split()),
-        key_points=tuple(json.loads(key_points)),
-        answer=answer,
-        sealed=sealed,
-        state=stored_state(easiness_centi, repetitions, interval),
-        due=due,
-        retired=retired,
-        calculators=tuple(json.loads(calculators)),
-    )
-
-
-_CARD_ID_SPANS = text(
-    """
-SELECT d.id,
-    (SELECT card_id FROM card WHERE deck_id = d.id AND NOT retired ORDER BY position LIMIT 1),
-    (SELECT card_id FROM card WHERE deck_id = d.id AND NOT retired ORDER BY position DESC LIMIT 1)
-FROM deck AS d WHERE :deck IS NULL OR d.id = :deck ORDER BY d.id
-"""
-)
-
-
-def card_id_spans(session: Session, *, deck_id: str | None = None) -> list[tuple[str, str, str]]:
-    """Each deck's first and last card id, to say what exists when a card id is not found."""
-    rows = session.connection().execute(_CARD_ID_SPANS, {"deck": deck_id})
-    return [(deck, first, last) for deck, first, last in rows if first is not None]
 
 
 # Only the columns Browse shows, as plain rows: through the ORM, loading 100k cards with their
@@ -409,27 +239,6 @@ def cards_whose_answer_has(
     return set(session.connection().execute(query, params).scalars())
 
 
-def card_history(session: Session, *, pk: int) -> list[ReviewEntry]:
-    query = (
-        select(Review).where(Review.card == pk).order_by(col(Review.reviewed_at), col(Review.id))
-    )
-    return [_entry(review) for review in session.exec(query)]
-
-
-def _entry(review: Review) -> ReviewEntry:
-    assert review.id is not None
-    return ReviewEntry(
-        review_id=review.id,
-        card_pk=review.card,
-        reviewed_at=review.reviewed_at,
-        study_day=review.study_day,
-        grade=review.grade,
-        drill=review.drill,
-        duration_ms=review.duration_ms,
-        interval_after=review.interval_after,
-    )
-
-
 # --- the study queue ---------------------------------------------------------------------------
 
 
@@ -510,14 +319,24 @@ class _QueueBookmark:
     """Today's new cards, shown after every due card."""
 
 
-def build_queue(session: Session, *, deck_id: str, today: date, prefs: StudyPrefs) -> StudyQueue:
+def build_queue(
+    session: Session,
+    *,
+    deck_id: str,
+    today: date,
+    prefs: StudyPrefs,
+    deck_unlocked: bool = False,
+) -> StudyQueue:
     """Today's queue: due cards, then new cards within the daily limit, then pending drills.
 
+    Sealed cards are in it where ``prefs.studies_sealed`` (``deck_unlocked``: its card key is
+    stored).
     Drills are read back from today's log, so quitting and restarting keeps step 7's promise.
     Due cards beyond the first ``QUEUE_PAGE`` are read later by ``load_queue_page``.
     """
     connection = session.connection()
-    params = {"deck": deck_id, "today": today.isoformat(), "locked_too": prefs.study_locked}
+    locked_too = prefs.studies_sealed(deck_unlocked=deck_unlocked)
+    params = {"deck": deck_id, "today": today.isoformat(), "locked_too": locked_too}
 
     last_grade: dict[int, int] = {}
     introduced: set[int] = set()
@@ -547,7 +366,7 @@ def build_queue(session: Session, *, deck_id: str, today: date, prefs: StudyPref
     bookmark = _QueueBookmark(
         deck_id=deck_id,
         today=today,
-        locked_too=prefs.study_locked,
+        locked_too=locked_too,
         log_mark=mark,
         after=("", -1, -1),
         due_left=due_total,
@@ -619,9 +438,11 @@ def undo_review(session: Session, *, review_id: int) -> int:
         raise LookupError(review_id)
     card_pk = review.card
     if not review.drill:
-        previous = session.exec(
+        previous = session.exec(  # the last grade before it; drills never set it
             select(func.max(Review.reviewed_at)).where(
-                Review.card == card_pk, Review.id != review_id
+                Review.card == card_pk,
+                Review.id != review_id,
+                Review.drill == False,  # noqa: E712
             )
         ).first()
         before = stored_state(
@@ -689,56 +510,6 @@ def reopen_session(session: Session, *, session_id: int) -> None:
     )
 
 
-# --- settings ----------------------------------------------------------------------------------
-
-
-def load_prefs(session: Session) -> StudyPrefs:
-    rows = session.connection().execute(sa.select(_SETTING.c.key, _SETTING.c.value))
-    return StudyPrefs.from_settings({key: value for key, value in rows})
-
-
-def load_setting(session: Session, *, key: str) -> str | None:
-    query = select(_SETTING.c.value).where(_SETTING.c.key == key)
-    return session.connection().execute(query).scalar()
-
-
-def save_setting(session: Session, *, key: str, value: str) -> None:
-    row = session.get(Setting, key) or Setting(key=key, value=value)
-    row.value = value
-    session.add(row)
-
-
-def sealed_cards(session: Session, *, deck_id: str) -> list[tuple[str, str, str]]:
-    """(card id, prompt, sealed base64) of every active sealed card, for the unlock check."""
-    rows = session.exec(
-        select(Card.card_id, Card.prompt, Card.sealed)
-        .where(Card.deck_id == deck_id, col(Card.sealed).is_not(None), Card.retired == False)  # noqa: E712
-        .order_by(col(Card.position))
-    )
-    return [(card_id, prompt, sealed) for card_id, prompt, sealed in rows if sealed is not None]
-
-
-_CARD_LABELS = text(
-    "SELECT card_id, sealed IS NOT NULL, answer IS NOT NULL FROM card"
-    " WHERE deck_id = :deck AND NOT retired"
-)
-
-
-def card_labels(session: Session, *, deck_id: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(sealed, free) card ids of a deck's active cards, as stored."""
-    rows = session.connection().execute(_CARD_LABELS, {"deck": deck_id}).all()
-    return (
-        frozenset(card_id for card_id, sealed, _ in rows if sealed),
-        frozenset(card_id for card_id, _, free in rows if free),
-    )
-
-
-def sealed_decks(session: Session) -> list[str]:
-    return list(
-        session.exec(select(Deck.id).where(col(Deck.lock_header).is_not(None)).order_by(Deck.id))
-    )
-
-
 def weakest_cards(
     session: Session, *, deck_id: str | None = None, limit: int = 10
 ) -> list[WeakCard]:
@@ -772,9 +543,3 @@ def weakest_cards(
         )
         for card, state, count in session.exec(query)
     ]
-
-
-def deck_notation(session: Session, *, deck_id: str) -> str | None:
-    """The deck's notation-and-constants page, if it ships one."""
-    query = sa.select(_DECK.c.notation).where(_DECK.c.id == deck_id)
-    return session.connection().execute(query).scalar()

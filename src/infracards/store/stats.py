@@ -13,11 +13,9 @@ from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from sqlalchemy import text
-from sqlmodel import Session
-
 from infracards.records import Stats, TagStats, Totals
 from infracards.scheduler.sm2 import PASSING_GRADE
+from infracards.store.reads import Database, driver
 
 HEATMAP_DAYS = 365
 FORECAST_DAYS = 30
@@ -58,7 +56,7 @@ WHERE graded > 0 AND study_day BETWEEN :weeks AND :today{deck}
 GROUP BY study_day ORDER BY study_day
 """
 
-_REVIEWS = "SELECT coalesce(sum(reviews), 0) FROM daycount WHERE 1{deck}"
+_REVIEWS = "SELECT coalesce(sum(reviews), 0), min(study_day) FROM daycount WHERE 1{deck}"
 
 # Overdue cards count today; cards due after the last forecast day, and suspended ones, are
 # left out.
@@ -105,7 +103,7 @@ FROM grouped
 """
 
 
-def compute_stats(session: Session, *, today: date, deck_id: str | None = None) -> Stats:
+def compute_stats(db: Database, *, today: date, deck_id: str | None = None) -> Stats:
     """All statistics for ``today`` (a study day), for one deck or (None) all decks."""
     first_monday = today - timedelta(days=today.weekday() + 7 * (WEEKS - 1))
     params: dict[str, Any] = {
@@ -120,12 +118,14 @@ def compute_stats(session: Session, *, today: date, deck_id: str | None = None) 
     }
     deck = _IN_DECK if deck_id is not None else ""
 
+    connection = driver(db)
+
     def rows(sql: str, deck: str = deck) -> list[Any]:
-        return list(session.execute(text(sql.format(deck=deck)), params))
+        return connection.execute(sql.format(deck=deck), params).fetchall()
 
     heatmap = tuple((date.fromisoformat(day), count) for day, count in rows(_HEATMAP))
     [(longest, current)] = rows(_STREAKS)
-    [(reviews,)] = rows(_REVIEWS)
+    [(reviews, first_day)] = rows(_REVIEWS)
     per_day = {date.fromisoformat(day): (count, passed) for day, count, passed in rows(_RETENTION)}
     due = {date.fromisoformat(day): cards for day, cards in rows(_FORECAST)}
 
@@ -156,6 +156,7 @@ def compute_stats(session: Session, *, today: date, deck_id: str | None = None) 
         ),
         by_tag=tuple(sorted(tags, key=lambda tag: tag.tag)),
         totals=totals,
+        first_day=date.fromisoformat(first_day) if first_day else None,
     )
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, SystemCommand
+from textual.binding import Binding
 from textual.screen import Screen
 
 from infracards.errors import InfracardsError
@@ -60,7 +61,13 @@ class InfracardsApp(App[None]):
 
     CSS_PATH = "infracards.tcss"
     TITLE = "infracards"
-    SUB_TITLE = "SM-2 flashcards for LLM infra interviews"
+    SUB_TITLE = "LLM infra interview prep"
+    """Short: the header cut "SM-2 flashcards for LLM infra interviews" at 60 columns."""
+    BINDINGS = [
+        Binding("question_mark,f1", "toggle_keys", "Keys", key_display="?", id="keys"),
+        # Before any screen's own Esc (leave, back), and only while the panel is open.
+        Binding("escape", "hide_keys", "Close keys", show=False, priority=True),
+    ]
 
     def __init__(
         self,
@@ -268,8 +275,26 @@ class InfracardsApp(App[None]):
         if not self._back_to(StatsScreen):
             self.push_screen(StatsScreen(self.context))
 
+    @property
+    def keys_shown(self) -> bool:
+        """Whether the keys help panel is open on the screen in front."""
+        return bool(self.screen.query("HelpPanel"))  # by name: its module imports Markdown
+
+    def action_toggle_keys(self) -> None:
+        """`?` or F1, on every screen: what each key does there."""
+        if self.keys_shown:
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def action_hide_keys(self) -> None:
+        self.action_hide_help_panel()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`k` shows only where the screen names a deck whose answers are still sealed."""
+        """`k` shows only where the screen names a deck whose answers are still sealed; Esc
+        closes the keys help first when it is open, and is the screen's own key otherwise."""
+        if action == "hide_keys":
+            return self.keys_shown
         if action == "unlock":
             deck_id = getattr(self.screen, "unlock_target", None)
             return deck_id is not None and not self.context.answers.is_unlocked(deck_id)

@@ -8,9 +8,12 @@ from infracards.services.keypoints import POINT_KEYS, RECOGNISED_KEY, KeyPointCh
 from infracards.tui.widgets.checklist import KeyPointList
 
 
-def show_check(points: KeyPointList, check: KeyPointCheck | None, *, locked: bool) -> None:
-    """The checklist first, above the answer; a sealed card studied question-only says why it
-    has none, and a card without key points shows nothing there."""
+def show_check(
+    points: KeyPointList, check: KeyPointCheck | None, *, locked: bool, heading: str
+) -> None:
+    """The checklist first, above the answer, under ``heading`` (the deck language's word for
+    key points); a sealed card studied question-only says why it has none, and a card without
+    key points shows nothing there."""
     if check is None:
         if locked:
             points.show_message(NO_CHECKLIST)
@@ -21,7 +24,7 @@ def show_check(points: KeyPointList, check: KeyPointCheck | None, *, locked: boo
         check.key_points,
         keys=POINT_KEYS,
         checkable=check.points,
-        title=checklist_title(check.points, POINT_KEYS, RECOGNISED_KEY),
+        title=checklist_title(heading, check.points, POINT_KEYS, RECOGNISED_KEY),
     )
     show_ticks(points, check)
 

@@ -51,5 +51,7 @@ def prepare(context: AppContext, card: CardRecord, *, width: int) -> PreparedAns
         answer = context.answers.answer_for(card)
     except InfracardsError as error:
         return PreparedAnswer(card.pk, width, None, f"⚠ {error}")
-    rendered = render_answer(answer, width=width) if answer is not None else None
+    if answer is None:
+        return PreparedAnswer(card.pk, width, None, LOCK_NOTICE)
+    rendered = render_answer(answer, width=width)
     return PreparedAnswer(card.pk, width, rendered, LOCK_NOTICE)

@@ -9,6 +9,10 @@ every CJK character as a word. For text without CJK characters they split exactl
 
 Compiling a pattern with these character classes takes ~2 ms (``re`` expands every range), so
 each is compiled when its library first wraps a line: the first frame needs only Rich's.
+
+A word wider than the whole line (a long URL in a reference) is cut at the edge by Rich; it
+is cut after its last ``/`` that fits instead (else its last ``-``), so a URL breaks between
+its path segments (or the words of one), never inside a word.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from types import ModuleType
 
 import rich._wrap
 import textual._wrap
+from rich.cells import chop_cells
 
 # CJK radicals and punctuation, kana, bopomofo, ideographs (incl. extension A), Hangul.
 CJK = (
@@ -58,6 +63,23 @@ class _CompiledOnFirstMatch:
         return pattern.match(text, pos)
 
 
+def chop_between_segments(text: str, width: int, unicode_version: str = "auto") -> list[str]:
+    """Rich's ``chop_cells`` (a word too wide for any line, in pieces of ``width`` cells), each
+    piece ending after its last ``/``, else its last ``-``, found past its first third."""
+    pieces: list[str] = []
+    word = text
+    while True:
+        head = chop_cells(word, width)[0]
+        if len(head) == len(word):
+            return [*pieces, word]
+        cut = next(
+            (at + 1 for at in (head.rfind("/"), head.rfind("-")) if at >= len(head) // 3),
+            len(head),
+        )
+        pieces.append(word[:cut])
+        word = word[cut:]
+
+
 def enable_cjk_line_breaks() -> None:
     """Install the patterns (idempotent; affects wrapping only, never the text)."""
     # The stand-in offers the one method the libraries call on these patterns (``match``).
@@ -65,3 +87,4 @@ def enable_cjk_line_breaks() -> None:
     textual._wrap.re_chunk = _CompiledOnFirstMatch(  # type: ignore[assignment]
         textual._wrap, "re_chunk", textual_chunk
     )
+    rich._wrap.chop_cells = chop_between_segments

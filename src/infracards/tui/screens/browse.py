@@ -3,8 +3,10 @@ column (click its header, or o / O), and suspend (@) or bury (-) of the highligh
 
 from __future__ import annotations
 
-from functools import partial
+from collections.abc import Callable
+from functools import lru_cache, partial
 
+from rich.markup import escape
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -12,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Input, Select
+from textual.widgets import DataTable, Header, Input, Select, Static
 
 from infracards.errors import InfracardsError
 from infracards.records import BrowseRow
@@ -28,25 +30,88 @@ from infracards.services.browse import (
     sort_rows,
 )
 from infracards.services.cards import set_card_buried, set_card_suspended
+from infracards.services.formatting import cells, ellipsize, plural
 from infracards.services.settings import study_day_at
 from infracards.terminal_text import terminal_safe
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.screens.card import CardScreen
-from infracards.tui.text import cell, literal, notice
+from infracards.tui.text import literal, notice
+from infracards.tui.widgets.footer import KeysFooter
 
 PAGE_ROWS = 200
 ANSWER_SEARCH_DELAY = 0.3
 """Seconds after the last keystroke before answers are searched."""
-PROMPT_CELLS = 30
-TAGS_CELLS = 14
+MIN_PROMPT = 28
+"""The prompt column gets whatever the others leave, at least this; they give way first."""
+TAGS_CELLS = 16
+CELL_PADDING = 2
+"""A DataTable cell's padding, both sides together."""
+SCROLLBAR = 2
 
 
-def clipped(value: str, cells: int) -> Text:
-    """Literal text cut to a number of terminal cells (a CJK character takes two)."""
-    text = Text(terminal_safe(value, one_line=True), no_wrap=True)
-    text.truncate(cells, overflow="ellipsis")
-    return text
+@lru_cache(maxsize=4096)
+def tags_text(tags: tuple[str, ...]) -> str:
+    """A card's tags as the Tags column shows them (cached: many cards share a few sets, and
+    cutting one to ``TAGS_CELLS`` took most of measuring 100,000 cards)."""
+    return ellipsize(terminal_safe(" ".join(tags), one_line=True), TAGS_CELLS)
+
+
+COLUMNS: dict[str, Callable[[BrowseRow], str]] = {
+    "Id": lambda row: terminal_safe(row.card_id, one_line=True),
+    "Prompt": lambda row: terminal_safe(row.prompt, one_line=True),
+    "Tags": lambda row: tags_text(row.tags),
+    "EF": lambda row: f"{row.easiness:.2f}",
+    "Interval": lambda row: f"{row.interval}d" if row.due else "new",
+    "Due": lambda row: row.due.isoformat() if row.due else "—",
+    "Reviews": lambda row: str(row.reviews),
+}
+"""The columns that depend on the card alone, left to right, as shown (deck text made safe);
+Answer, State and Match (while searching) follow them."""
+DECK_TEXT = frozenset({"Id", "Tags"})
+"""Columns of deck text besides the prompt (a ``Text``): a str cell is read as markup, so
+theirs is escaped."""
+GIVE_WAY = ("Reviews", "Tags", "Interval", "EF", "Match", "State")
+"""The columns left out, in this order, when the prompt would get less than ``MIN_PROMPT``."""
+SEARCH_HINTS = ("Search id, prompt, tag, deck or answer (/)", "Search (/)")
+"""The search box's placeholder, and the one for a box too narrow for it (60 columns)."""
+
+
+def column_sizes(rows: list[BrowseRow]) -> dict[str, int]:
+    """The cells each of ``COLUMNS`` needs for ``rows`` (each distinct value measured once),
+    the prompt's for the longest."""
+    return {
+        label: max([cells(label), *map(cells, {value(row) for row in rows})])
+        for label, value in COLUMNS.items()
+    }
+
+
+def browse_columns(sizes: dict[str, int], width: int) -> tuple[list[tuple[str, int]], list[str]]:
+    """(label, cells) of the columns that fit in ``width``, the prompt's as wide as what is
+    left allows (up to the longest prompt), and the labels left out for want of room (in
+    table order). ``sizes``: what each column needs, ``COLUMNS`` first, then the ones that
+    depend on more than the card (the opened decks, the study day, the search)."""
+    longest = sizes["Prompt"]
+    sizes = {label: size for label, size in sizes.items() if label != "Prompt"}
+    hidden: list[str] = []
+
+    def room() -> int:
+        shown = sum(size + CELL_PADDING for label, size in sizes.items() if label not in hidden)
+        return width - SCROLLBAR - shown - CELL_PADDING
+
+    for label in GIVE_WAY:
+        if room() >= MIN_PROMPT:
+            break
+        if label in sizes:
+            hidden.append(label)
+    prompt = min(longest, max(MIN_PROMPT, room()))
+    labels = [*COLUMNS, *(label for label in sizes if label not in COLUMNS)]
+    columns = [
+        (label, prompt if label == "Prompt" else sizes[label])
+        for label in labels
+        if label not in hidden
+    ]
+    return columns, [label for label in labels if label in hidden]
 
 
 class BrowseScreen(Screen[None]):
@@ -58,9 +123,8 @@ class BrowseScreen(Screen[None]):
         Binding("O", "sort(True)", "Reverse", show=False, id="sort-reverse"),
         Binding("at", "suspend", "Suspend", key_display="@", id="suspend"),
         Binding("minus", "bury", "Bury", key_display="-", id="bury"),
-        Binding("escape", "back", "Back", id="back"),
+        Binding("escape,q", "back", "Back", id="back"),
     ]
-    COLUMNS = ("Id", "Prompt", "Tags", "EF", "Interval", "Due", "Reviews", "Answer", "State")
 
     def __init__(self, context: AppContext, *, deck_id: str | None = None) -> None:
         super().__init__()
@@ -79,22 +143,24 @@ class BrowseScreen(Screen[None]):
         self.sort: tuple[str | None, bool] = (None, False)
         """(column, descending): None lists cards in deck order."""
         self.today = study_day_at(context.engine, now=context.clock())
+        self.sizes: dict[str, int] = {}
+        """The cells each column needs for ``rows``, but Match (``column_sizes``)."""
+        self.columns: list[tuple[str, int]] = []
+        """(label, cells) of the columns shown, fitted to the width (``browse_columns``)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="browse-filters"):
-            yield Input(
-                placeholder="Search id, prompt, tag, deck or answer (/)", id="browse-search"
-            )
+            yield Input(placeholder=SEARCH_HINTS[0], id="browse-search")
             yield Select[str]([], prompt="All tags", id="browse-tag")
             yield Select[str](
                 ((state, state) for state in STATES), prompt="Any state", id="browse-state"
             )
+        yield Static(id="browse-hidden")
         yield DataTable(id="browse-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns(*self.COLUMNS, "Match")
         self.load_rows()
         tags = sorted({tag for row in self.rows for tag in row.tags})
         self.query_one(Select).set_options((literal(tag, one_line=True), tag) for tag in tags)
@@ -109,7 +175,67 @@ class BrowseScreen(Screen[None]):
     def load_rows(self) -> None:
         self.rows = list_cards(self.context.engine, deck_id=self.deck_id)
         self.search_texts = [search_text(row) for row in self.rows]
+        states = {", ".join(sorted(row_states(row, self.today))) for row in self.rows}
+        self.sizes = {
+            **column_sizes(self.rows),
+            "Answer": cells("locked"),
+            "State": max(map(cells, ["State", *states])),
+        }
+        self.columns = []  # fitted again to the rows (apply_filters)
         self.apply_filters()
+
+    def on_resize(self) -> None:
+        search = self.query_one("#browse-search", Input)
+        room = search.content_region.width
+        search.placeholder = next((h for h in SEARCH_HINTS if cells(h) <= room), "")
+        if self.fit_columns():
+            self.list_more()
+
+    def fit_columns(self) -> bool:
+        """Columns for the table's width: every column that fits, the prompt as wide as the
+        rest allows, and a line naming any left out (at 80 columns Due was cut to
+        "2026-12-" and two columns sat out of sight). True if they changed."""
+        table = self.query_one(DataTable)
+        width = table.size.width or self.size.width
+        columns, hidden = browse_columns(self.sizes | self.match_size(), width)
+        if columns == self.columns:
+            return False
+        self.columns = columns
+        table.clear(columns=True)
+        for label, size in columns:
+            table.add_column(label, width=size, key=label)
+        note = self.query_one("#browse-hidden", Static)
+        note.update(f"Hidden at this width: {', '.join(hidden)}")
+        note.display = bool(hidden)
+        return True
+
+    def match_size(self) -> dict[str, int]:
+        """While searching, the cells of Match (where the words were found) for the first
+        page of matches (a later page's wider value is cut with "…"); nothing otherwise."""
+        words = list(self.search_words())
+        if not words:
+            return {}
+        found = {
+            matched_in(row, words=words, in_answer=row.pk in self.in_answers)
+            for row in self.matched[:PAGE_ROWS]
+        }
+        return {"Match": max(map(cells, ["Match", *found]))}
+
+    def _cell(
+        self, label: str, row: BrowseRow, answer: str, words: list[str], widths: dict[str, int]
+    ) -> str | Text:
+        """What column ``label`` shows for ``row`` (``widths``: the columns' cells)."""
+        if label == "Prompt":
+            return Text(ellipsize(COLUMNS["Prompt"](row), widths["Prompt"]))
+        if label in COLUMNS:
+            value = COLUMNS[label](row)
+            return escape(value) if label in DECK_TEXT else value
+        if label == "Answer":
+            return answer
+        if label == "State":
+            return ", ".join(sorted(row_states(row, self.today)))
+        found = matched_in(row, words=words, in_answer=row.pk in self.in_answers)
+        return ellipsize(found, widths["Match"])
 
     @on(Input.Changed, "#browse-search")
     @on(Select.Changed, "#browse-tag")
@@ -136,7 +262,8 @@ class BrowseScreen(Screen[None]):
         ]
         column, descending = self.sort
         self.matched = sort_rows(matched, column=column, descending=descending)
-        self.query_one(DataTable).clear()
+        if not self.fit_columns():  # Match comes and goes with the search
+            self.query_one(DataTable).clear()
         self.list_more()
         if words and searched != words:
             # Answers are searched once typing pauses: scanning 100k answers takes ~0.3 s.
@@ -176,6 +303,7 @@ class BrowseScreen(Screen[None]):
         table = self.query_one(DataTable)
         start = table.row_count
         words = list(self.search_words())
+        widths = dict(self.columns)
         for row in self.matched[start : start + PAGE_ROWS]:
             answer = (
                 "locked"
@@ -183,23 +311,14 @@ class BrowseScreen(Screen[None]):
                 else "open"
             )
             table.add_row(
-                cell(row.card_id),
-                clipped(row.prompt, PROMPT_CELLS),
-                clipped(" ".join(row.tags), TAGS_CELLS),
-                f"{row.easiness:.2f}",
-                f"{row.interval}d" if row.due else "new",
-                row.due.isoformat() if row.due else "—",
-                str(row.reviews),
-                answer,
-                ", ".join(sorted(row_states(row, self.today))),
-                matched_in(row, words=words, in_answer=row.pk in self.in_answers),
+                *(self._cell(label, row, answer, words, widths) for label in widths),
                 key=str(row.pk),
             )
         listed = table.row_count
         more = f" · {listed} listed, more as you scroll" if listed < len(self.matched) else ""
         column, descending = self.sort
         order = f" · by {column} {'↓' if descending else '↑'}" if column else ""
-        self.sub_title = f"{len(self.matched)} of {len(self.rows)} cards{order}{more}"
+        self.sub_title = f"{len(self.matched)} of {plural(len(self.rows), 'card')}{order}{more}"
 
     @on(DataTable.RowHighlighted, "#browse-table")
     def _cursor_moved(self, event: DataTable.RowHighlighted) -> None:
@@ -223,9 +342,9 @@ class BrowseScreen(Screen[None]):
     @on(DataTable.HeaderSelected, "#browse-table")
     def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
         """A click on a column's header sorts by it; a second click reverses the order."""
-        if event.column_index >= len(self.COLUMNS):
+        column = self.columns[event.column_index][0]
+        if column not in SORT_COLUMNS:
             return
-        column = self.COLUMNS[event.column_index]
         current, descending = self.sort
         self.sort_by(column, descending=not descending if current == column else False)
 

@@ -15,12 +15,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import DescendantFocus
 from textual.screen import Screen
 from textual.suggester import SuggestFromList
-from textual.widgets import Footer, Header, Input, Label, Static, TabbedContent, TabPane
+from textual.widgets import Header, Input, Label, Static, TabbedContent, TabPane
 
 from infracards.records import CardRecord
 from infracards.services.calculator import Evaluation, Field, Sheet, card_sheets, evaluate
 from infracards.tui.context import AppContext
 from infracards.tui.text import literal, notice
+from infracards.tui.widgets.footer import KeysFooter
 
 
 def input_id(model: str, flag: str) -> str:
@@ -129,7 +130,7 @@ class CalculatorScreen(Screen[None]):
             for sheet in self.sheets:
                 yield ModelForm(sheet)
         yield Static(id="calc-hint")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.sub_title = f"Calculator · {notice(self.card.card_id)}"

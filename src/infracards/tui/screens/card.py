@@ -7,18 +7,19 @@ from datetime import date
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header
+from textual.widgets import DataTable, Header
 
 from infracards.errors import InfracardsError
 from infracards.records import CardRecord
 from infracards.services.cards import card_detail, card_flags, set_card_buried, set_card_suspended
-from infracards.services.formatting import KEY_POINTS_TITLE
+from infracards.services.formatting import key_points_heading, plural
 from infracards.services.library import notation_page
 from infracards.services.settings import study_day_at
 from infracards.tui.context import AppContext, prepare
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.text import notice
 from infracards.tui.widgets.card_view import CardView
+from infracards.tui.widgets.footer import KeysFooter
 
 
 class CardScreen(Screen[None]):
@@ -30,6 +31,7 @@ class CardScreen(Screen[None]):
         Binding("k", "app.unlock", "Unlock", id="unlock"),
         Binding("equals_sign", "calculator", "Calculator", key_display="=", id="calculator"),
         Binding("n", "notation", "Notation", id="notation"),
+        Binding("p", "toggle_prompt", "Question", id="prompt"),
         Binding("escape,q", "back", "Back", id="back"),
     ]
 
@@ -52,11 +54,11 @@ class CardScreen(Screen[None]):
         yield Header()
         yield CardView(id="card-view")
         yield DataTable(id="history-table", cursor_type="none", zebra_stripes=True)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(
-            "Reviewed (UTC)", "Study day", "Grade", "Drill", "Interval after"
+            "Reviewed", "Study day", "Grade", "Drill", "Interval after"
         )
         self.call_after_refresh(self.show)  # the answer is laid out for the view's final width
 
@@ -82,25 +84,26 @@ class CardScreen(Screen[None]):
             if on
         ]
         caption = " · ".join([f"due {due}", *flags])
-        view.show_card(card_id=card.card_id, topic=card.topic, prompt=card.prompt, caption=caption)
+        view.show_card(card_id=card.card_id, tags=card.tags, prompt=card.prompt, caption=caption)
         prepared = prepare(self.context, card, width=view.answer_width)
         view.reveal(prepared.rendered, notice=prepared.notice)
         answer = prepared.rendered.answer if prepared.rendered is not None else None
         if answer is not None and answer.key_points:
             view.key_points.show_points(
-                answer.key_points, keys="", checkable=0, title=KEY_POINTS_TITLE
+                answer.key_points, keys="", checkable=0, title=key_points_heading(card.language)
             )
+        self.call_after_refresh(self.refresh_bindings)  # `p` once the prompt's width is known
         table = self.query_one(DataTable)
         table.clear()
         for entry in history:
             table.add_row(
-                entry.reviewed_at.strftime("%Y-%m-%d %H:%M"),
+                entry.reviewed_at.astimezone().strftime("%Y-%m-%d %H:%M"),  # the learner's
                 entry.study_day.isoformat(),
                 str(entry.grade),
                 "yes" if entry.drill else "",
                 f"{entry.interval_after}d",
             )
-        self.sub_title = f"{notice(card.deck_id)} · {len(history)} reviews"
+        self.sub_title = f"{notice(card.deck_id)} · {plural(len(history), 'review')}"
 
     @property
     def unlock_target(self) -> str | None:
@@ -112,6 +115,8 @@ class CardScreen(Screen[None]):
             return self.card is not None and bool(self.card.calculators)
         if action == "notation":
             return self.notation is not None
+        if action == "toggle_prompt":
+            return self.query_one(CardView).prompt_is_long
         return True
 
     def on_answers_opened(self, _message: AnswersOpened) -> None:
@@ -160,6 +165,11 @@ class CardScreen(Screen[None]):
         changed = f"{self.card_id} {'unburied' if buried else 'buried until tomorrow'}"
         self.notify(notice(changed), timeout=2, markup=False)
         self.show()
+
+    def action_toggle_prompt(self) -> None:
+        """The whole question, or one line again."""
+        view = self.query_one(CardView)
+        view.expand_prompt(view.prompt_collapsed)
 
     def action_back(self) -> None:
         self.dismiss()

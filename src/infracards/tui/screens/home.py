@@ -2,25 +2,56 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from infracards.errors import InfracardsError
+from infracards.records import DeckSummary
 from infracards.services.formatting import (
     NO_INTERVIEW_DATE,
     WORKING_OUT_READINESS,
+    cells,
+    ellipsize,
     home_plan_text,
 )
 from infracards.services.library import deck_overview, deck_to_open
 from infracards.services.plan import Readiness, accept_plan, all_readiness
 from infracards.services.settings import study_prefs
+from infracards.terminal_text import terminal_safe
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
-from infracards.tui.text import cell, literal, notice
+from infracards.tui.text import literal, notice
+from infracards.tui.widgets.footer import KeysFooter
+
+ROOMY_LABELS = ("Cards", "New today", "Due today", "Answers", "Reviewed today")
+COMPACT_LABELS = ("Cards", "New", "Due", "Answers", "Reviewed")
+"""The same columns (all of today), for a table too narrow for the first labels and the deck
+titles."""
+CELL_PADDING = 2
+"""A DataTable cell's padding, both sides together."""
+MIN_TITLE = 12
+
+
+def deck_columns(rows: list[tuple[str, ...]], width: int) -> list[tuple[str, int]]:
+    """(label, cells) of each column, the deck's title first, so that every column fits in
+    ``width`` (at 80 columns "Reviewed today" was out of sight): the roomy labels where the
+    titles fit beside them, else the compact ones, the titles cut with "…" if need be."""
+    titles = max([cells("Deck"), *(cells(row[0]) for row in rows)])
+    columns: list[tuple[str, int]] = []
+    for labels in (ROOMY_LABELS, COMPACT_LABELS):
+        columns = [
+            (label, max([cells(label), *(cells(row[i + 1]) for row in rows)]))
+            for i, label in enumerate(labels)
+        ]
+        room = width - sum(size + CELL_PADDING for _, size in columns) - CELL_PADDING
+        if room >= titles:
+            return [("Deck", titles), *columns]
+    return [("Deck", max(MIN_TITLE, room)), *columns]
 
 
 class HomeScreen(Screen[None]):
@@ -53,6 +84,7 @@ class HomeScreen(Screen[None]):
         """Today's setting, to tell whether accepting the plan would change it."""
         self.readiness: dict[str, Readiness] | None = {}
         """Each deck's readiness for the interview date (None while a worker computes it)."""
+        self.summaries: tuple[DeckSummary, ...] = ()
 
     plan_ready: reactive[bool] = reactive(False, bindings=True)
     """The selected deck has a plan that can be accepted as new-per-day."""
@@ -63,11 +95,9 @@ class HomeScreen(Screen[None]):
         self.built = True
         yield Header()
         yield Static("Select a deck, then press r to review or b to browse.", id="home-intro")
-        table: DataTable[str] = DataTable(id="deck-table", cursor_type="row", zebra_stripes=True)
-        table.add_columns("Deck", "Cards", "New today", "Due today", "Answers", "Reviewed today")
-        yield table
+        yield DataTable(id="deck-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="home-plan")
-        yield Footer()
+        yield KeysFooter()
 
     async def on_screen_resume(self) -> None:
         """Counts change after a review: reload each time this screen is shown (first too)."""
@@ -82,27 +112,11 @@ class HomeScreen(Screen[None]):
         await self.app.run_action("app.review")
 
     def refresh_decks(self) -> None:
-        table = self.query_one(DataTable)
-        summaries = deck_overview(self.context.engine, now=self.context.clock()).decks
-        studied = None if table.row_count else deck_to_open(self.context.engine)
-        ids = [deck.deck_id for deck in summaries]
-        cursor = ids.index(studied) if studied in ids else table.cursor_row
-        table.clear()
-        for deck in summaries:
-            if not deck.locked:
-                answers = "all free"
-            elif self.context.answers.is_unlocked(deck.deck_id):
-                answers = "unlocked"
-            else:
-                answers = f"{deck.locked} locked"
-            due = (
-                deck.due_today if deck.due_today == deck.due else f"{deck.due_today} of {deck.due}"
-            )
-            row = (cell(deck.title), deck.total, deck.new_today, due, answers, deck.reviews_today)
-            table.add_row(*map(str, row), key=deck.deck_id)
-        if summaries:
-            table.move_cursor(row=min(max(cursor, 0), len(summaries) - 1))
-        prefs = study_prefs(self.context.engine)
+        """The decks' counts, and their readiness when an interview date is set."""
+        context = self.context
+        self.summaries = deck_overview(context.engine, now=context.clock(), home=context.home).decks
+        self.show_decks()
+        prefs = study_prefs(context.engine)
         self.new_per_day = prefs.new_per_day
         if prefs.interview_date is None:
             self.readiness = {}
@@ -111,10 +125,33 @@ class HomeScreen(Screen[None]):
             self.load_readiness()
         self.show_plan()
 
+    def on_resize(self) -> None:
+        if self.built:
+            self.show_decks()
+
+    def show_decks(self) -> None:
+        """The table, its columns fitted to the screen's width (no column out of sight)."""
+        table = self.query_one(DataTable)
+        summaries = self.summaries
+        studied = None if table.row_count else deck_to_open(self.context.engine)
+        ids = [deck.deck_id for deck in summaries]
+        cursor = ids.index(studied) if studied in ids else table.cursor_row
+        rows = [self.row(deck) for deck in summaries]
+        columns = deck_columns(rows, table.size.width or self.size.width - 4)
+        table.clear(columns=True)
+        for label, width in columns:
+            table.add_column(label, width=width)
+        title_cells = columns[0][1]
+        for deck, row in zip(summaries, rows, strict=True):
+            title = Text(ellipsize(row[0], title_cells))  # deck text, shown literally
+            table.add_row(title, *row[1:], key=deck.deck_id)
+        if summaries:
+            table.move_cursor(row=min(max(cursor, 0), len(summaries) - 1))
+
     @work(thread=True, exclusive=True, group="readiness")
     def load_readiness(self) -> None:
         """Readiness reads every card's state (~0.1 s at 100,000 cards): off the UI thread."""
-        found = all_readiness(self.context.engine, now=self.context.clock())
+        found = all_readiness(self.context.engine, now=self.context.clock(), home=self.context.home)
         self.app.call_from_thread(self._readiness_loaded, found)
 
     def _readiness_loaded(self, found: dict[str, Readiness]) -> None:
@@ -155,12 +192,31 @@ class HomeScreen(Screen[None]):
         if deck_id is None:
             return
         try:
-            per_day = accept_plan(self.context.engine, deck_id=deck_id, now=self.context.clock())
+            per_day = accept_plan(
+                self.context.engine,
+                deck_id=deck_id,
+                now=self.context.clock(),
+                home=self.context.home,
+            )
         except InfracardsError as error:
             self.notify(notice(str(error)), severity="warning", timeout=6, markup=False)
             return
         self.notify(f"new-per-day = {per_day}: the plan is today's limit from now on.", timeout=4)
         self.refresh_decks()
+
+    def row(self, deck: DeckSummary) -> tuple[str, ...]:
+        """A deck's cells as text: its title made safe to draw, "3 of 40" where the day's
+        review cap holds some of the due cards back."""
+        if not deck.locked:
+            answers = "all free"
+        elif self.context.answers.is_unlocked(deck.deck_id):
+            answers = "unlocked"
+        else:
+            answers = f"{deck.locked} locked"
+        due = deck.due_today if deck.due_today == deck.due else f"{deck.due_today} of {deck.due}"
+        title = terminal_safe(deck.title, one_line=True)
+        values = (title, deck.total, deck.new_today, due, answers, deck.reviews_today)
+        return tuple(map(str, values))
 
     def on_answers_opened(self, _message: AnswersOpened) -> None:
         if self.built:

@@ -14,11 +14,11 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, TextArea
+from textual.widgets import Header, Static, TextArea
 
 from infracards.errors import InfracardsError
 from infracards.records import CardRecord
-from infracards.services.formatting import clock_text, mock_report_text
+from infracards.services.formatting import clock_text, key_points_heading, mock_report_text
 from infracards.services.keypoints import POINT_KEYS, RECOGNISED_KEY
 from infracards.services.mock import (
     DEFAULT_QUESTIONS,
@@ -157,7 +157,7 @@ class MockScreen(Screen[None]):
             return
         self.revealed = False
         view = self.query_one(CardView)
-        view.show_card(card_id=card.card_id, topic=card.topic, prompt=card.prompt)
+        view.show_card(card_id=card.card_id, tags=card.tags, prompt=card.prompt)
         notes = self.notes
         if notes is not None:
             notes.read_only = False
@@ -223,11 +223,12 @@ class MockScreen(Screen[None]):
             prepared = prepare(self.context, card, width=view.answer_width)
         view.hide_answer()  # shown again after an unlock: the sealed notice goes
         view.reveal(prepared.rendered, notice=prepared.notice)
-        show_check(view.key_points, self.mock.check, locked=card.locked)
+        heading = key_points_heading(card.language)
+        show_check(view.key_points, self.mock.check, locked=card.locked, heading=heading)
         if notes is not None:
             notes.read_only = True
             notes.add_class("revealed")
-        view.focus()
+        view.body.focus()
         self.revealed = True
         self._hint()
 
@@ -319,7 +320,7 @@ class MockReportScreen(Screen[None]):
         yield Header()
         yield Static("Mock interview report", id="summary-title")
         yield Static(literal(mock_report_text(self.report)), id="summary-body")
-        yield Footer()
+        yield KeysFooter()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "add_missed":

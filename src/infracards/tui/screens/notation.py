@@ -5,11 +5,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from infracards.records import Answer
 from infracards.tui.text import notice
 from infracards.tui.widgets.card_view import CardView, render_answer
+from infracards.tui.widgets.footer import KeysFooter
 
 
 class NotationScreen(Screen[None]):
@@ -25,7 +26,7 @@ class NotationScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield CardView(id="card-view", classes="page")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.sub_title = f"Notation and constants · {notice(self.deck_id)}"
@@ -34,7 +35,7 @@ class NotationScreen(Screen[None]):
     def show(self) -> None:
         view = self.query_one(CardView)
         view.reveal(render_answer(self.page, width=view.answer_width), notice="")
-        view.focus()
+        view.body.focus()
 
     def action_back(self) -> None:
         self.dismiss()

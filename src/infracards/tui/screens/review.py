@@ -18,8 +18,11 @@ from infracards.records import CardRecord
 from infracards.scheduler import StudyQueue
 from infracards.services.formatting import (
     NOTHING_TO_REVIEW,
+    cells,
+    key_points_heading,
     leech_notice,
     practice_caption,
+    progress_counts,
 )
 from infracards.services.keypoints import POINT_KEYS, RECOGNISED_KEY
 from infracards.services.library import notation_page
@@ -37,19 +40,25 @@ PREPARE_DELAY_S = 0.03
 PROGRESS_CELLS = 20
 
 
-def progress_line(*, done: int, remaining: int, drills: int) -> Content:
-    """The session's one status line: counts, then a bar (the card gets the rest of the screen)."""
+def progress_line(*, done: int, remaining: int, drills: int, width: int | None = None) -> Content:
+    """The session's one status line: counts, then a bar (the card gets the rest of the screen).
+
+    In ``width`` cells the bar gets shorter rather than go onto a second line (at 60 columns
+    "1 answered · 8 to go, 1 of them a drill" left it no room).
+    """
     total = done + remaining
-    filled = PROGRESS_CELLS * done // total if total else PROGRESS_CELLS
-    counts = f"{done} answered · {remaining} to go" + (
-        f" · {drills} to drill again" if drills else ""
-    )
+    counts = progress_counts(done=done, remaining=remaining, drills=drills)
+    percent = f" {100 * done // total if total else 100}%"
+    bar = PROGRESS_CELLS
+    if width is not None:
+        bar = max(0, min(bar, width - cells(counts) - len("   ") - len(percent)))
+    filled = bar * done // total if total else bar
     return Content.assemble(
         counts,
         "   ",
-        ("━" * filled, "$success" if filled == PROGRESS_CELLS else "$primary"),
-        ("━" * (PROGRESS_CELLS - filled), "$surface-lighten-1"),
-        f" {100 * done // total if total else 100}%",
+        ("━" * filled, "$success" if filled == bar else "$primary"),
+        ("━" * (bar - filled), "$surface-lighten-1"),
+        percent,
     )
 
 
@@ -57,11 +66,17 @@ class ReviewScreen(Screen[None]):
     """One review session of one deck."""
 
     BINDINGS = [
+        # In the order of their place in a narrow footer (KeysFooter leaves out the last).
         Binding("space,enter", "reveal", "Show answer", id="reveal"),
         Binding("0", "grade(0)", "Grade", key_display="0-5", id="grade"),
         *(Binding(str(quality), f"grade({quality})", show=False) for quality in range(1, 6)),
+        Binding("u,ctrl+z", "undo", "Undo", id="undo"),
+        Binding("k", "app.unlock", "Unlock", id="unlock"),
+        Binding("p", "toggle_prompt", "Question", id="prompt"),
+        Binding("equals_sign", "calculator", "Calculator", key_display="=", id="calculator"),
+        Binding("n", "notation", "Notation", id="notation"),
         # After reveal: tick the key points said (keys a–i, none a grade), confirm the grade
-        # they suggest with enter.
+        # they suggest with enter (the checklist's title says so too).
         Binding(POINT_KEYS[0], "tick(0)", "Tick", key_display=f"a-{POINT_KEYS[-1]}", id="tick"),
         *(
             Binding(key, f"tick({index})", show=False)
@@ -69,12 +84,8 @@ class ReviewScreen(Screen[None]):
         ),
         Binding(RECOGNISED_KEY, "recognised", "Recognised", id="recognised"),
         Binding("enter", "confirm", "Confirm", show=False, id="confirm"),
-        Binding("u,ctrl+z", "undo", "Undo", id="undo"),
         Binding("minus", "bury", "Bury", key_display="-", id="bury"),
         Binding("at", "suspend", "Suspend", key_display="@", id="suspend"),
-        Binding("k", "app.unlock", "Unlock", id="unlock"),
-        Binding("equals_sign", "calculator", "Calculator", key_display="=", id="calculator"),
-        Binding("n", "notation", "Notation", id="notation"),
         Binding("q,escape", "leave", "Leave", id="leave"),
     ]
 
@@ -99,6 +110,7 @@ class ReviewScreen(Screen[None]):
             context.engine,
             deck_id=deck_id,
             clock=context.clock,
+            home=context.home,
             answers=context.answers,
             practice=practice,
         )
@@ -153,6 +165,8 @@ class ReviewScreen(Screen[None]):
             return self.card is not None or None
         if action in ("tick", "recognised", "confirm"):
             return (self.revealed and self.review.check is not None) or None
+        if action == "toggle_prompt":
+            return (self.revealed and self.query_one(CardView).prompt_is_long) or None
         return True
 
     def on_answers_opened(self, _message: AnswersOpened) -> None:
@@ -176,7 +190,7 @@ class ReviewScreen(Screen[None]):
         if self.review.is_drill:
             caption = f"{caption} · drill: again until graded 4+".lstrip(" ·")
         self.query_one(CardView).show_card(
-            card_id=card.card_id, topic=card.topic, prompt=card.prompt, caption=caption
+            card_id=card.card_id, tags=card.tags, prompt=card.prompt, caption=caption
         )
         bar = self.query_one(GradeBar)
         bar.display = False
@@ -184,13 +198,25 @@ class ReviewScreen(Screen[None]):
         self.revealed = False
         self.can_undo = self.review.can_undo
         self.refresh_bindings()  # `k` depends on the card, which the reactives above may not
-        progress = self.review.progress
-        self.query_one("#review-progress", Static).update(
-            progress_line(done=progress.done, remaining=progress.remaining, drills=progress.drills)
-        )
+        self.show_progress()
         self.prepared = None
         # Start after this frame is drawn: rendering holds the GIL for 30-60 ms.
         self.set_timer(PREPARE_DELAY_S, lambda: self.prepare_answer(card))
+
+    def show_progress(self) -> None:
+        progress = self.review.progress
+        line = self.query_one("#review-progress", Static)
+        line.update(
+            progress_line(
+                done=progress.done,
+                remaining=progress.remaining,
+                drills=progress.drills,
+                width=line.content_region.width or None,
+            )
+        )
+
+    def on_resize(self) -> None:
+        self.show_progress()
 
     @work(thread=True, exclusive=True, group="prepare-answer")
     def prepare_answer(self, card: CardRecord) -> None:
@@ -220,8 +246,11 @@ class ReviewScreen(Screen[None]):
     def show_checklist(self) -> None:
         """The key points first, above the answer: a checklist to tick, or why there is none."""
         check = self.review.reveal()
-        locked = self.card is not None and self.card.locked
-        show_check(self.query_one(CardView).key_points, check, locked=locked)
+        card = self.card
+        if card is None:
+            return
+        heading = key_points_heading(card.language)
+        show_check(self.query_one(CardView).key_points, check, locked=card.locked, heading=heading)
         self.query_one(GradeBar).suggest(check.suggested if check is not None else None)
         self.refresh_bindings()
 
@@ -294,10 +323,10 @@ class ReviewScreen(Screen[None]):
         self.notify(notice(undone), timeout=2, markup=False)
 
     def action_suspend(self) -> None:
-        self._hide(self.review.suspend, "Suspended {}: out of every review until unsuspended")
+        self._hide(self.review.suspend, "Suspended {}: out of every review")
 
     def action_bury(self) -> None:
-        self._hide(self.review.bury, "Buried {} until tomorrow; its schedule is unchanged")
+        self._hide(self.review.bury, "Buried {} until tomorrow, schedule kept")
 
     def _hide(self, hide: Callable[[], CardRecord], message: str) -> None:
         if self.card is None:
@@ -308,7 +337,7 @@ class ReviewScreen(Screen[None]):
             failed = notice(f"Nothing changed: {error}")
             self.notify(failed, severity="error", timeout=10, markup=False)
             return
-        hidden = notice(f"{message.format(card.card_id)} (u undoes)")
+        hidden = notice(f"{message.format(card.card_id)} · u undoes")  # one toast line
         self.notify(hidden, timeout=4, markup=False)
         self.show_current()
 
@@ -324,6 +353,11 @@ class ReviewScreen(Screen[None]):
 
         if self.notation is not None:
             self.app.push_screen(NotationScreen(deck_id=self.deck_id, markdown=self.notation))
+
+    def action_toggle_prompt(self) -> None:
+        """The whole question, or one line again (once the answer is out)."""
+        view = self.query_one(CardView)
+        view.expand_prompt(view.prompt_collapsed)
 
     def action_leave(self) -> None:
         """Leave early: every grade so far is already committed."""

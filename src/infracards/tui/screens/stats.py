@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from infracards.records import Stats
 from infracards.services.formatting import (
@@ -28,6 +28,7 @@ from infracards.services.formatting import (
     score_text,
     short_date,
     streak_line,
+    studied_weeks,
     topics_title,
     totals_line,
 )
@@ -35,6 +36,7 @@ from infracards.services.statistics import PracticeStats, load_practice_stats, l
 from infracards.tui.context import AppContext
 from infracards.tui.text import literal, notice
 from infracards.tui.widgets.charts import BarChart, BarRow, Heatmap, RatioBars
+from infracards.tui.widgets.footer import KeysFooter
 
 
 class StatsScreen(Screen[None]):
@@ -58,7 +60,7 @@ class StatsScreen(Screen[None]):
             yield Static(id="stats-forecast-title", classes="stats-title")
             yield BarChart(id="stats-forecast")
             yield Static(id="stats-weekly-title", classes="stats-title")
-            yield RatioBars(empty="No reviews in these weeks.", id="stats-weekly")
+            yield RatioBars(empty="No reviews yet.", id="stats-weekly")
             yield Static(id="stats-tags-title", classes="stats-title")
             yield RatioBars(empty="No tagged cards.", id="stats-tags")
             yield Static(id="stats-points-title", classes="stats-title")
@@ -68,7 +70,7 @@ class StatsScreen(Screen[None]):
             yield RatioBars(empty="No mock interview yet.", id="stats-mocks")
             yield Static(id="stats-leeches-title", classes="stats-title")
             yield Static(id="stats-leeches")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#stats-summary", Static).update("Counting your reviews…")
@@ -127,7 +129,7 @@ class StatsScreen(Screen[None]):
     def show(self, stats: Stats) -> None:
         """Hand each section its plain values."""
         deck = notice(stats.deck_id) if stats.deck_id else "all decks"
-        self.sub_title = f"{deck} · study day {stats.today.isoformat()}"
+        self.sub_title = f"{deck} · {stats.today.isoformat()}"  # fits 60 columns
         self._show_summary(stats)
         self._show_heatmap(stats)
         self._show_forecast(stats)
@@ -139,7 +141,7 @@ class StatsScreen(Screen[None]):
 
     def _show_summary(self, stats: Stats) -> None:
         self.query_one("#stats-summary", Static).update(
-            f"{totals_line(stats)}\n{streak_line(stats)}"
+            f"{totals_line(stats)}\n{streak_line(stats)} · study day {stats.today.isoformat()}"
         )
 
     def _show_heatmap(self, stats: Stats) -> None:
@@ -160,7 +162,7 @@ class StatsScreen(Screen[None]):
             BarRow(f"{monday:%b} {monday.day:>2}", p / n, f"{percent(n, p):>4} of {n}")
             if n
             else BarRow(f"{monday:%b} {monday.day:>2}", None, "no reviews")
-            for monday, n, p in stats.retention_weekly
+            for monday, n, p in studied_weeks(stats)
         )
 
     def _show_topics(self, stats: Stats) -> None:

@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from infracards.errors import InfracardsError
 from infracards.services.formatting import summary_text
 from infracards.services.review import SessionSummary
 from infracards.tui.text import literal, notice
+from infracards.tui.widgets.footer import KeysFooter
 
 if TYPE_CHECKING:
     from infracards.services.review import ReviewSession
@@ -56,7 +57,7 @@ class SummaryScreen(Screen[None]):
             title = "Session complete"
         yield Static(title, id="summary-title")
         yield Static(literal(summary_text(self.summary)), id="summary-body")
-        yield Footer()
+        yield KeysFooter()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "undo":

@@ -13,13 +13,16 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
@@ -60,8 +63,11 @@ def render_answer(answer: Answer, *, width: int) -> RenderedLines:
 @cache
 def _markdown_class() -> type[Markdown]:
     """Rich's Markdown, with table cells that wrap a word too long for a narrow column onto
-    the next line where Rich would cut it off with an ellipsis."""
+    the next line where Rich would cut it off with an ellipsis, and code blocks that wrap with
+    a continuation mark and a hanging indent (``code_block``)."""
     from rich.markdown import Markdown, TableElement  # 22 ms with Pygments: not before paint
+
+    from infracards.tui.widgets.code_block import WrappingCodeBlock
 
     class FoldingTable(TableElement):
         def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
@@ -74,12 +80,23 @@ def _markdown_class() -> type[Markdown]:
     return type(
         "AnswerMarkdown",
         (Markdown,),
-        {"elements": {**Markdown.elements, "table_open": FoldingTable}},
+        {
+            "elements": {
+                **Markdown.elements,
+                "table_open": FoldingTable,
+                "fence": WrappingCodeBlock,
+                "code_block": WrappingCodeBlock,
+            }
+        },
     )
 
 
 class AnswerLines(Widget):
-    """Draws pre-rendered lines; only the rows in view are ever drawn (Textual's line API)."""
+    """Draws pre-rendered lines; only the rows in view are ever drawn (Textual's line API).
+
+    The mouse selects its text as in any Textual widget: each drawn line carries the text
+    offsets that selection maps the pointer to, and ``get_selection`` gives the lines' text.
+    """
 
     DEFAULT_CSS = "AnswerLines { height: auto; }"
 
@@ -99,37 +116,107 @@ class AnswerLines(Widget):
         if y >= len(strips):
             return Strip.blank(self.size.width, self.rich_style)
         # Lines were rendered without a background: lay them on the widget's own colours.
-        return strips[y].apply_style(self.rich_style)
+        line = strips[y].apply_style(self.rich_style)
+        selection = self.text_selection
+        span = selection.get_span(y) if selection is not None else None
+        if span is not None:
+            line = _highlighted(
+                line, span, self.screen.get_component_rich_style("screen--selection")
+            )
+        return line.apply_offsets(0, y)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected part of the answer's text, as laid out (one line per drawn line)."""
+        text = "\n".join(strip.text.rstrip() for strip in self.rendered.strips)
+        return selection.extract(text), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
 
-class CardView(VerticalScroll):
-    """Shows one card; the screen decides what to show and when to reveal."""
+def _highlighted(line: Strip, span: tuple[int, int], style: Style) -> Strip:
+    """``line`` with the characters ``span`` covers (end -1: to the end) in ``style``.
+    Spans count characters and strips cells, which differ for CJK text (two cells each)."""
+    text = line.text
+    start, end = span
+    end = len(text) if end == -1 else min(end, len(text))
+    if start >= end:
+        return line
+    first, last = cell_len(text[:start]), cell_len(text[:end])
+    before, chosen, after = line.divide([first, last, line.cell_length])
+    return Strip.join([before, chosen.apply_style(style), after])
+
+
+class PromptLine(Static):
+    """The card's prompt; a click shows it whole, or one line again."""
+
+    def on_click(self) -> None:
+        self.collapse(not self.has_class("collapsed"))
+
+    def collapse(self, collapsed: bool) -> None:
+        """One line, cut with an ellipsis, or (False) the whole prompt."""
+        if collapsed != self.has_class("collapsed"):
+            self.set_class(collapsed, "collapsed")
+            self.refresh(layout=True)  # the height follows the wrapping, which CSS alone keeps
+
+
+class CardView(Vertical):
+    """Shows one card; the screen decides what to show and when to reveal.
+
+    The id, tags and prompt stay in view above the answer, which scrolls on its own: on an
+    80×24 terminal the prompt scrolled away with the first lines of the answer. Shown in full
+    while it is the question; once the answer is out, one line (``expand_prompt`` shows it
+    all again, as does a click on it).
+    """
 
     def compose(self) -> ComposeResult:
         yield Static(id="card-meta")
-        yield Static(id="card-prompt")
-        yield Static(id="card-notice")
-        yield KeyPointList(id="card-points")
-        yield AnswerLines(id="card-answer")
+        yield PromptLine(id="card-prompt")
+        with VerticalScroll(id="card-body"):
+            yield Static(id="card-notice")
+            yield KeyPointList(id="card-points")
+            yield AnswerLines(id="card-answer")
+
+    @property
+    def body(self) -> VerticalScroll:
+        """The scrolling area under the prompt: key points and answer."""
+        return self.query_one("#card-body", VerticalScroll)
 
     @property
     def answer_width(self) -> int:
         """Cells available to the answer: the view less padding and its always-shown scrollbar."""
-        return max(20, self.scrollable_content_region.width)
+        return max(20, self.body.scrollable_content_region.width)
 
-    def show_card(self, *, card_id: str, topic: str, prompt: str, caption: str = "") -> None:
+    @property
+    def prompt_collapsed(self) -> bool:
+        return self.query_one(PromptLine).has_class("collapsed")
+
+    @property
+    def prompt_is_long(self) -> bool:
+        """Whether the prompt takes more than one line: only then is there more to show."""
+        line = self.query_one(PromptLine)
+        return cell_len(str(line.render())) > line.content_region.width
+
+    def show_card(
+        self, *, card_id: str, tags: tuple[str, ...], prompt: str, caption: str = ""
+    ) -> None:
         """Show the question side; deck text is shown literally, never as markup."""
         meta = Text.assemble(
             literal(card_id, one_line=True, style="bold"),
             "  ",
-            literal(topic, one_line=True, style="italic"),
+            literal(" ".join(tags), one_line=True, style="italic"),
             "  ",
             literal(caption, one_line=True, style="dim"),
         )
         self.query_one("#card-meta", Static).update(meta)
         self.query_one("#card-prompt", Static).update(literal(prompt))
+        self.expand_prompt(True)
         self.hide_answer()
-        self.scroll_home(animate=False)
+        self.body.scroll_home(animate=False)
+
+    def expand_prompt(self, expanded: bool) -> None:
+        """The whole prompt, or (False) its first line, cut with an ellipsis."""
+        self.query_one(PromptLine).collapse(not expanded)
 
     def hide_answer(self) -> None:
         for widget_id in ("#card-notice", "#card-points", "#card-answer"):
@@ -140,10 +227,12 @@ class CardView(VerticalScroll):
         return self.query_one(KeyPointList)
 
     def reveal(self, rendered: RenderedLines | None, *, notice: str) -> None:
-        """Show the rendered answer, or ``notice`` when there is none (sealed, or damaged).
+        """Show the rendered answer, or ``notice`` when there is none (sealed, or damaged);
+        the prompt shrinks to one line to leave the answer the room.
 
         The key points go above it, in ``key_points``, drawn by the screen: a checklist in a
         review, a plain list on the card screen."""
+        self.expand_prompt(False)
         if rendered is None:
             notice_widget = self.query_one("#card-notice", Static)
             notice_widget.update(literal(notice))

@@ -1,12 +1,14 @@
-"""The 要点 as a checklist: one line per key point with its key, ticked by key or click.
+"""The key points (要点) as a checklist: one line per point with its key, ticked by key or click.
 
 It draws what it is given (points, ticks, a suggested grade) and posts ``Toggled`` when a point
 is clicked; the screen asks its session what to draw next. Ticking only restyles two lines, so
-it stays well inside a frame however long the answer below it is.
+it stays well inside a frame however long the answer below it is. A point too long for a line
+goes on under its first word, not under its key.
 """
 
 from __future__ import annotations
 
+from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -20,12 +22,31 @@ TICKED = "☑"
 UNTICKED = "☐"
 
 
+def plain_text(line: Table) -> str:
+    """What a point's line says, unwrapped (its prefix, then the point)."""
+    return "".join(str(cell) for column in line.columns for cell in column.cells)
+
+
+def point_line(prefix: Text, point: str) -> Table:
+    """``prefix`` (key and box, or a bullet), then the point with a hanging indent."""
+    line = Table.grid()
+    line.add_column(no_wrap=True)
+    line.add_column(overflow="fold")
+    line.add_row(prefix, literal(point, one_line=True))
+    return line
+
+
 class PointLine(Static):
     """One key point; a click ticks it."""
 
-    def __init__(self, index: int, line: Text) -> None:
+    def __init__(self, index: int, line: Table) -> None:
         super().__init__(line, classes="point")
         self.index = index
+        self.plain = plain_text(line)
+
+    def show(self, line: Table) -> None:
+        self.update(line)
+        self.plain = plain_text(line)
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
@@ -73,7 +94,7 @@ class KeyPointList(Vertical):
         self.ticked = ticked
         for line in self.query(PointLine):
             if line.index in changed:
-                line.update(self._line(line.index, line.index in ticked))
+                line.show(self._line(line.index, line.index in ticked))
                 line.set_class(line.index in ticked, "ticked")
         self.query_one("#points-hint", Static).update(Text(hint, style="dim"))
 
@@ -85,13 +106,11 @@ class KeyPointList(Vertical):
         self.query_one("#points-hint", Static).update("")
         self.display = True
 
-    def _line(self, index: int, ticked: bool) -> Text:
+    def _line(self, index: int, ticked: bool) -> Table:
         key = self.keys[index] if index < len(self.keys) and index < self.checkable else " "
-        line = Text(no_wrap=False)
         if self.keys:
             box = TICKED if ticked else UNTICKED
-            line.append(f"{key} {box if index < self.checkable else ' '} ", style="bold")
+            prefix = Text(f"{key} {box if index < self.checkable else ' '} ", style="bold")
         else:
-            line.append("  • ")
-        line.append(literal(self.points[index], one_line=True))
-        return line
+            prefix = Text("  • ")
+        return point_line(prefix, self.points[index])

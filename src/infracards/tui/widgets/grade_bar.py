@@ -1,7 +1,13 @@
-"""The six SM-2 grades as buttons, each with its meaning and the interval it would give."""
+"""The six SM-2 grades as buttons, each with its meaning and the interval it would give.
+
+Every label is two lines, meaning then outcome, in every button at every width: below 84
+columns both are written short ("1 ✗ knew" / "1d +today"), so no button wraps a third line or
+cuts its outcome off, and all six stay aligned.
+"""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual import on
 from textual.containers import Horizontal
 from textual.message import Message
@@ -10,7 +16,7 @@ from textual.widgets import Button
 from infracards.scheduler import GRADE_MEANINGS
 from infracards.scheduler.sm2 import DRILL_UNTIL
 
-SHORT_MEANINGS = {
+MEANINGS = {
     5: "perfect",
     4: "hesitant",
     3: "difficult",
@@ -18,25 +24,29 @@ SHORT_MEANINGS = {
     1: "wrong, knew",
     0: "blackout",
 }
+"""Each grade in a word or two: the button's first line where the bar has room."""
+COMPACT_MEANINGS = {**MEANINGS, 3: "hard", 2: "✗ easy", 1: "✗ knew"}
+"""The same in at most 8 cells (✗: wrong), for bars narrower than ``ROOMY_CELLS`` a button."""
+ROOMY_CELLS = 14
+"""A button this wide holds "1 wrong, knew" and "99 days +today" (a bar of 84 columns)."""
+COMPACT_CELLS = 10
+"""A button this wide holds "4 hesitant" and "1d +today" (a bar of 60 columns); a narrower one
+(the keys help open beside it) shows the grade's digit and "1d+today"."""
 
 
-NARROW_BELOW = 100
-"""Bar widths (cells) below which a button cannot fit "1 wrong, knew" on one line: the
-meaning then wraps onto two lines and the outcome is written short ("1d again")."""
-
-
-def describe_interval(days: int) -> str:
+def describe_interval(days: int, *, compact: bool) -> str:
+    if compact:
+        return f"{days}d"
     return "1 day" if days == 1 else f"{days} days"
 
 
-def outcome_label(quality: int, days: int, *, drill: bool, narrow: bool) -> str:
-    """What a grade does: the next interval (and whether the card comes back today)."""
+def outcome_label(quality: int, days: int, *, drill: bool, compact: bool) -> str:
+    """What a grade does: the next interval, and "+today" when the card also comes back
+    later today (step 7); in a drill the interval stays, so: again today, or done."""
     again = quality < DRILL_UNTIL
     if drill:
-        return ("again" if again else "done") + ("" if narrow else " today")
-    if narrow:
-        return f"{days}d" + (" again" if again else "")
-    return describe_interval(days) + (" +again" if again else "")
+        return ("again" if again else "done") + ("" if compact else " today")
+    return describe_interval(days, compact=compact) + (" +today" if again else "")
 
 
 class GradeBar(Horizontal):
@@ -65,20 +75,39 @@ class GradeBar(Horizontal):
         # After the callbacks of the next frame, which include the screen's own.
         self.call_after_refresh(self.call_after_refresh, self.add_buttons)
 
+    def labels(self, quality: int, days: int, *, drill: bool, mark: str = "") -> tuple[str, str]:
+        """A button's two lines, as long as the buttons' width allows (each is a sixth).
+
+        ``mark`` (★) leads the first line; where that would not fit, it takes the space
+        between the digit and the meaning, so the line never wraps.
+        """
+        room = self.size.width // 6
+        compact = room < ROOMY_CELLS
+        outcome = outcome_label(quality, days, drill=drill, compact=compact)
+        if room < COMPACT_CELLS:
+            return f"{mark}{quality}", outcome.replace(" ", "")
+        meaning = (COMPACT_MEANINGS if compact else MEANINGS)[quality]
+        line = f"{mark}{quality} {meaning}"
+        if cell_len(line) > room:
+            line = f"{quality}{mark}{meaning}"
+        return line, outcome
+
     def on_resize(self) -> None:
-        narrow = self.size.width < NARROW_BELOW
-        if narrow != self.has_class("narrow"):
-            self.set_class(narrow, "narrow")
-            if self.outcomes is not None:
-                self.show_intervals(self.outcomes[0], drill=self.outcomes[1])
+        if self.outcomes is not None:
+            self.show_intervals(self.outcomes[0], drill=self.outcomes[1])
 
     def add_buttons(self) -> None:
         """Add the six grade buttons (once; revealing early adds them at once)."""
         if not self.children:
-            self.mount_all(
+            buttons = [
                 Button(str(quality), id=f"grade-{quality}", classes=f"grade grade-{quality}")
                 for quality in range(6)
-            )
+            ]
+            for button in buttons:
+                # Button pads each line by a cell on both sides; the labels need those cells.
+                # (Set here: Textual's CSS parser refuses `line-pad: 0`.)
+                button.styles.line_pad = 0
+            self.mount_all(buttons)
 
     def show_intervals(self, intervals: dict[int, int], *, drill: bool) -> None:
         """Label each grade; in a drill the interval does not change, so say so instead."""
@@ -102,11 +131,9 @@ class GradeBar(Horizontal):
         assert self.outcomes is not None
         intervals, drill = self.outcomes
         button = self.query_one(f"#grade-{quality}", Button)
-        outcome = outcome_label(
-            quality, intervals[quality], drill=drill, narrow=self.has_class("narrow")
-        )
         mark = "★" if quality == self.suggested else ""
-        button.label = f"{mark}{quality} {SHORT_MEANINGS[quality]}\n{outcome}"
+        meaning, outcome = self.labels(quality, intervals[quality], drill=drill, mark=mark)
+        button.label = f"{meaning}\n{outcome}"
         button.set_class(quality == self.suggested, "suggested")
 
     @on(Button.Pressed, ".grade")

@@ -1,0 +1,23 @@
+"""The study settings' names, as ``infracards config`` and the store spell them.
+
+A module of its own, importing nothing: the command line lists the names when it builds its
+parser, and ``infracards --version`` must not pay for the records (``dataclasses``, ~6 ms).
+"""
+
+PREF_KEYS = {
+    "new_per_day": "new-per-day",
+    "rollover_hour": "rollover-hour",
+    "study_locked": "study-locked",
+    "max_reviews_per_day": "max-reviews-per-day",
+    "leech_threshold": "leech-threshold",
+    "interview_date": "interview-date",
+    "plan_reviews": "plan-reviews",
+    "mock_minutes": "mock-minutes",
+}
+"""``StudyPrefs`` field → the setting's name."""
+
+SETTING_NAMES = tuple(sorted(PREF_KEYS.values()))
+"""What `infracards config KEY` accepts."""
+
+EXTRA_NEW_KEY = "extra-new"
+"""The setting behind "more new cards today" (not a `config` key: it lasts one day)."""
