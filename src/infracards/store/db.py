@@ -17,7 +17,13 @@ from sqlmodel import Session
 
 from infracards.errors import StoreError
 from infracards.paths import migrations_dir
-from infracards.store.file import cannot_write, configure_connection, prepare, store_error
+from infracards.store.file import (
+    cannot_write,
+    configure_connection,
+    in_transaction,
+    prepare,
+    store_error,
+)
 
 
 def open_store(home: Path) -> Engine:
@@ -69,13 +75,8 @@ def driver_transaction(engine: Engine, begin: str) -> Iterator[sqlite3.Connectio
         try:
             connection = pooled.driver_connection
             assert connection is not None
-            connection.execute(begin)
-            try:
+            with in_transaction(connection, begin):
                 yield connection
-            except BaseException:
-                connection.rollback()
-                raise
-            connection.execute("COMMIT")
         finally:
             pooled.close()
     except (sqlite3.DatabaseError, DatabaseError) as error:  # SQLAlchemy's when connecting

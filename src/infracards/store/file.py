@@ -87,6 +87,19 @@ def writing(store: Store) -> Iterator[sqlite3.Connection]:
 
 
 @contextmanager
+def in_transaction(connection: sqlite3.Connection, begin: str) -> Iterator[sqlite3.Connection]:
+    """``begin``, then COMMIT if the block ends normally, or roll back if it raises: the one
+    transaction shape of a ``StoreFile``'s connection and of the app engine's pooled one."""
+    connection.execute(begin)
+    try:
+        yield connection
+    except BaseException:
+        connection.rollback()
+        raise
+    connection.execute("COMMIT")
+
+
+@contextmanager
 def _transaction(store: Store, begin: str) -> Iterator[sqlite3.Connection]:
     if not isinstance(store, StoreFile):
         from infracards.store.db import driver_transaction  # an engine: SQLAlchemy is loaded
@@ -94,15 +107,9 @@ def _transaction(store: Store, begin: str) -> Iterator[sqlite3.Connection]:
         with driver_transaction(store, begin) as connection:
             yield connection
         return
-    connection = store.connection()
     try:
-        connection.execute(begin)
-        try:
+        with in_transaction(store.connection(), begin) as connection:
             yield connection
-        except BaseException:
-            connection.rollback()
-            raise
-        connection.execute("COMMIT")
     except sqlite3.DatabaseError as error:
         translated = store_error(error, store.path)
         if translated is None:
