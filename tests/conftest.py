@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -241,3 +241,28 @@ def grade_by_id(
         practice=practice,
         leech_threshold=leech_threshold,
     )
+
+
+def career_mock(engine: Engine, *, clock: Callable[[], datetime]) -> None:
+    """A finished two-question mock interview of module03's free career cards (q01, q02), with
+    the first key point of each said."""
+    import random
+
+    from infracards.services.mock import MockInterview
+
+    ticks = iter(float(n) for n in range(0, 100, 10))
+    mock = MockInterview(
+        engine,
+        deck_id="module03",
+        clock=clock,
+        timer=lambda: next(ticks),
+        questions=2,
+        topic="career",
+        rng=random.Random(5),
+    )
+    mock.start()
+    for _ in range(2):
+        mock.reveal()
+        mock.toggle_point(0)
+        mock.next()
+    mock.finish()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import builtins
 import json
 import os
-import random
 import sqlite3
 import subprocess
 import sys
@@ -25,9 +24,9 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine
 
 from infracards.paths import database_path
-from infracards.services.mock import MockInterview
 from infracards.store.db import alembic_config, open_store
 from infracards.store.file import SCHEMA_HEAD, current_revision
+from tests.conftest import career_mock
 
 DEMO_KEY = "GTA13-PAJRP-RFMBW-3P4BP-X5NF6-K0PVN"
 HEAVY = ("sqlalchemy", "sqlmodel", "alembic", "yaml", "cryptography", "textual", "platformdirs")
@@ -94,22 +93,7 @@ def practised(home: Path) -> None:
     """A home with interview practice in it: a mock interview whose key points were checked
     (one said of each card's list), a leech, and an interview date."""
     engine = open_store(home)
-    ticks = iter(float(n) for n in range(0, 100, 10))
-    mock = MockInterview(
-        engine,
-        deck_id="module03",
-        clock=lambda: datetime.now().astimezone(),
-        timer=lambda: next(ticks),
-        questions=2,
-        topic="career",  # q01 and q02: free, with key points
-        rng=random.Random(5),
-    )
-    mock.start()
-    for _ in range(2):
-        mock.reveal()
-        mock.toggle_point(0)
-        mock.next()
-    mock.finish()
+    career_mock(engine, clock=lambda: datetime.now().astimezone())
     engine.dispose()
     with closing(sqlite3.connect(database_path(home))) as db, db:
         db.execute(

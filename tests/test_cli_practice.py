@@ -4,7 +4,6 @@ interview and study-control fields, `plan`, `suspend` / `unsuspend`, `mock --rep
 from __future__ import annotations
 
 import json
-import random
 from datetime import datetime, timedelta
 
 import pytest
@@ -12,8 +11,8 @@ import pytest
 from infracards.cli import main
 from infracards.paths import home as data_home
 from infracards.scheduler import study_day
-from infracards.services.mock import MockInterview
 from infracards.store.db import open_store
+from tests.conftest import career_mock
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -109,22 +108,7 @@ def test_mock_report_lists_past_sessions_as_json(capsys: pytest.CaptureFixture[s
     assert run(capsys, "mock", "--report", "--json") == (0, "[]\n", "")
     assert "No mock interview yet" in run(capsys, "mock", "--report")[1]
     engine = open_store(data_home())
-    ticks = iter(float(n) for n in range(0, 100, 10))
-    mock = MockInterview(
-        engine,
-        deck_id="module03",
-        clock=today,
-        timer=lambda: next(ticks),
-        questions=2,
-        topic="career",  # q01 and q02: both free, with key points
-        rng=random.Random(5),
-    )
-    mock.start()
-    for _ in range(2):
-        mock.reveal()
-        mock.toggle_point(0)
-        mock.next()
-    mock.finish()
+    career_mock(engine, clock=today)
     engine.dispose()
     code, out, _ = run(capsys, "mock", "--report", "--json")
     [session] = json.loads(out)
