@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from rich.text import Text
 
@@ -13,13 +13,16 @@ CODE = st.text(alphabet="abc(){}[]+=,;/ 张量", min_size=1, max_size=120)
 
 
 @given(indent=st.integers(0, 90), code=CODE, width=st.integers(12, 80))
+@example(indent=11, code="张", width=12)  # a wide character with no room after the indent
 def test_every_piece_fits_holds_code_and_rejoins_to_the_line(
     indent: int, code: str, width: int
 ) -> None:
     line = " " * indent + code.strip(" ") + "x"  # code after the indent, as a real line has
     pieces = [piece.plain for piece in wrap_code_line(Text(line), width, mark=MARK)]
     assert all(Text(piece).cell_len <= width for piece in pieces), pieces
-    if indent < width:  # an argument aligned under a parenthesis: no line of indent alone
+    if indent + Text(line.lstrip(" ")[:1]).cell_len <= width:
+        # an argument aligned under a parenthesis, with room for its first character after
+        # the indent: no line of indent alone
         assert all(piece.strip() for piece in pieces), pieces
     rejoined = pieces[0] + "".join(piece.lstrip(" ")[len(CONTINUATION) :] for piece in pieces[1:])
     assert rejoined.replace(" ", "") == line.replace(" ", "")

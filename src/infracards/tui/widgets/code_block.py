@@ -58,8 +58,11 @@ def wrap_code_line(line: Text, width: int, *, mark: Text) -> list[Text]:
     pieces: list[Text] = []
     # The first cut comes after some code where the indent leaves room for it: a cut inside
     # an indent wider than the hang left an empty line (an argument aligned under its call's
-    # parenthesis, at 60 columns).
-    rest, keep = line, indent if indent < width else hang
+    # parenthesis, at 60 columns). Where not even one character fits after the indent, the
+    # first line is the indent alone: every line must fit.
+    first = plain[indent : indent + 1]
+    room = indent + (2 if first and _wide(first) else 1) <= width  # the indent and one char
+    rest, keep = line, indent if room else hang
     while rest.cell_len > width:
         head, tail = rest.divide([_break_point(rest.plain, width, keep=keep)])
         head.rstrip()
