@@ -68,6 +68,12 @@ cards:
 SAMPLE_SLOTS = '{"format":"infracards-keyslots/v1","deck":"sample","version":1,"slots":{}}'
 
 
+def db_rows(home: Path, sql: str) -> list[tuple[object, ...]]:
+    """Rows straight from a home's database file (what is stored, whatever the app says)."""
+    with closing(sqlite3.connect(database_path(home))) as db:
+        return db.execute(sql).fetchall()
+
+
 def write_release(path: Path, text: str) -> Path:
     """A hand-made sealed deck as a release ships it: its lock header listing the cards the
     text seals and leaves free, and key slots (none) for its deck id and version."""

@@ -3,15 +3,12 @@ clock driven by a fake time source: no sleeps."""
 
 from __future__ import annotations
 
-import sqlite3
-from contextlib import closing
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
 from textual.widgets import Static, TextArea
 
-from infracards.paths import database_path
 from infracards.tui.app import InfracardsApp, MockOptions
 from infracards.tui.context import AppContext
 from infracards.tui.screens.home import HomeScreen
@@ -19,6 +16,7 @@ from infracards.tui.screens.mock import MockReportScreen, MockScreen
 from infracards.tui.screens.review import ReviewScreen
 from infracards.tui.widgets.checklist import KeyPointList, PointLine
 from infracards.tui.widgets.grade_bar import GradeBar
+from tests.conftest import db_rows
 
 SIZE = (100, 32)
 
@@ -29,11 +27,6 @@ class FakeTimer:
 
     def __call__(self) -> float:
         return self.now
-
-
-def db_rows(home: Path, sql: str) -> list[tuple[object, ...]]:
-    with closing(sqlite3.connect(database_path(home))) as db:
-        return db.execute(sql).fetchall()
 
 
 def text(app: InfracardsApp, selector: str) -> str:

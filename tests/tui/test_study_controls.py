@@ -4,8 +4,6 @@ summary."""
 
 from __future__ import annotations
 
-import sqlite3
-from contextlib import closing
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -13,7 +11,6 @@ from sqlalchemy import Engine
 from textual.widgets import DataTable, Input, OptionList, Select, Static
 from textual.widgets.data_table import ColumnKey
 
-from infracards.paths import database_path
 from infracards.services.plan import set_interview_date
 from infracards.tui.app import InfracardsApp
 from infracards.tui.dialogs.interview import InterviewDateDialog
@@ -23,14 +20,9 @@ from infracards.tui.screens.card import CardScreen
 from infracards.tui.screens.home import HomeScreen
 from infracards.tui.screens.review import ReviewScreen
 from infracards.tui.screens.summary import SummaryScreen
-from tests.conftest import grade_by_id
+from tests.conftest import db_rows, grade_by_id
 
 SIZE = (100, 32)
-
-
-def db_rows(home: Path, sql: str) -> list[tuple[object, ...]]:
-    with closing(sqlite3.connect(database_path(home))) as db:
-        return db.execute(sql).fetchall()
 
 
 def home_plan(app: InfracardsApp) -> str:

@@ -149,8 +149,7 @@ class ReviewScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Only the keys that work right now appear in the footer. Keys that come and go with
-        each card answer None (disabled, and not drawn), not False (left out): the footer's
-        set of keys then stays the same and is restyled in place (``KeysFooter``)."""
+        each card answer None (disabled, so not drawn), not False (no key of this screen)."""
         if action == "grade":
             return self.revealed or None
         if action == "reveal":
