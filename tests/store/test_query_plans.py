@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, TextClause
 
+import infracards.store.practice as practice
 import infracards.store.queries as queries
 import infracards.store.reads as reads
 import infracards.store.stats as stats
@@ -53,6 +54,8 @@ def db(engine: Engine, home: Path) -> sqlite3.Connection:
                 ("card", "sqlite_autoindex_card_1", "100000 100000 1"),
                 ("review", "ix_review_study_day", "1000000 1500"),
                 ("review", "ix_review_card_reviewed_at", "1000000 10 1"),
+                ("review", "ix_review_best_grade", "1000000 10 8 2"),
+                ("review", "ix_review_checked", "5000 2"),
                 ("duecount", "ix_duecount_deck_id_due_locked", "300 300 2 1"),
                 ("daycount", "sqlite_autoindex_daycount_1", "700 700 1"),
             ],
@@ -75,7 +78,23 @@ def test_a_page_of_the_queue_is_one_index_range_in_study_order(db: sqlite3.Conne
         " (deck_id=? AND retired=? AND suspended=? AND (due,position"
     )
     assert not any("TEMP B-TREE" in step or step.startswith("SCAN") for step in steps), steps
-    assert any("ix_review_card_reviewed_at" in step for step in steps), steps
+    # "Graded since the queue was read?" is a seek in a covering index, per card.
+    assert any(
+        step.startswith("SEARCH r USING COVERING INDEX ix_review_") and "(card=?)" in step
+        for step in steps
+    ), steps
+
+
+def test_a_mock_draw_reads_best_grades_and_checks_from_indexes_only(
+    db: sqlite3.Connection,
+) -> None:
+    """150 candidates at 1M reviews: each best grade is one seek, each card's checks come
+    from the partial index of the few reviews that have one (schema 0007)."""
+    rows = plan(db, practice._CANDIDATE_ROWS)
+    assert "SEARCH r USING COVERING INDEX ix_review_best_grade (card=? AND drill=?)" in rows, rows
+    checks = plan(db, practice._CANDIDATE_CHECKS)
+    assert "SEARCH r USING INDEX ix_review_checked (card=?)" in checks, checks
+    assert not any(step.startswith("SCAN") and "VIRTUAL" not in step for step in rows + checks)
 
 
 def test_new_cards_are_read_in_deck_order_from_the_same_index(db: sqlite3.Connection) -> None:

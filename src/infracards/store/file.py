@@ -28,7 +28,7 @@ from infracards.paths import database_path
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-SCHEMA_HEAD = "0006"
+SCHEMA_HEAD = "0007"
 """The newest Alembic revision this app knows (a test keeps it equal to the scripts' head)."""
 BUSY_TIMEOUT_MS = 5000
 PAGE_SIZE = 8192

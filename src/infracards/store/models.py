@@ -154,6 +154,8 @@ class Review(SQLModel, table=True):
         # Schema 0005: the few reviews with a key-point check, read by statistics and the mock
         # draw without scanning a million reviews.
         Index("ix_review_checked", "card", sqlite_where=text("points IS NOT NULL")),
+        # Schema 0007: a card's best graded review, from one index seek (the mock draw).
+        Index("ix_review_best_grade", "card", "drill", "grade"),
     )
 
     id: int | None = Field(default=None, primary_key=True)

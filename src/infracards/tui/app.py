@@ -191,19 +191,22 @@ class InfracardsApp(App[None]):
         self.open_mock(MockOptions(deck_id=deck_id))
 
     def open_mock(self, options: MockOptions) -> None:
-        from infracards.tui.screens.mock import MockScreen
+        from infracards.tui.screens.mock import MockScreen, open_mock_screen
 
         if self._back_to(MockScreen):
             return
-        self.push_screen(
-            MockScreen(
+        try:
+            screen = open_mock_screen(
                 self.context,
                 deck_id=options.deck_id,
                 questions=options.questions,
                 minutes=options.minutes,
                 topic=options.topic,
             )
-        )
+        except InfracardsError as error:
+            self.notify(notice(str(error)), severity="warning", timeout=6, markup=False)
+            return
+        self.push_screen(screen)
 
     def action_practice(self) -> None:
         """Extra study for the selected deck: study ahead, more new cards, cram, final pass."""

@@ -53,8 +53,34 @@ def clock_line(*, number: int, total: int, topic: str, left: float, limit: int) 
     )
 
 
+def open_mock_screen(
+    context: AppContext,
+    *,
+    deck_id: str,
+    questions: int | None = None,
+    minutes: int | None = None,
+    topic: str | None = None,
+) -> MockScreen:
+    """A mock interview of a deck with its questions drawn (``InfracardsError`` if it has none
+    to ask). Drawn before the screen is pushed: it opens with its first question, and the
+    footer composes the keys that question offers, in its first frame.
+    """
+    mock = MockInterview(
+        context.engine,
+        deck_id=deck_id,
+        clock=context.clock,
+        timer=context.timer,
+        answers=context.answers,
+        questions=questions or DEFAULT_QUESTIONS,
+        minutes=minutes,
+        topic=topic,
+    )
+    mock.start()
+    return MockScreen(context, mock)
+
+
 class MockScreen(Screen[None]):
-    """One mock interview of one deck."""
+    """One mock interview of one deck, its questions drawn (``open_mock_screen``)."""
 
     BINDINGS = [
         Binding("ctrl+r", "reveal", "Check now", id="reveal"),
@@ -73,28 +99,11 @@ class MockScreen(Screen[None]):
 
     revealed: reactive[bool] = reactive(False, bindings=True)
 
-    def __init__(
-        self,
-        context: AppContext,
-        *,
-        deck_id: str,
-        questions: int | None = None,
-        minutes: int | None = None,
-        topic: str | None = None,
-    ) -> None:
+    def __init__(self, context: AppContext, mock: MockInterview) -> None:
         super().__init__()
         self.context = context
-        self.deck_id = deck_id
-        self.mock = MockInterview(
-            context.engine,
-            deck_id=deck_id,
-            clock=context.clock,
-            timer=context.timer,
-            answers=context.answers,
-            questions=questions or DEFAULT_QUESTIONS,
-            minutes=minutes,
-            topic=topic,
-        )
+        self.deck_id = mock.deck_id
+        self.mock = mock
         self.prepared: PreparedAnswer | None = None
 
     @property
@@ -112,12 +121,6 @@ class MockScreen(Screen[None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        try:
-            self.mock.start()
-        except InfracardsError as error:
-            self.app.notify(notice(str(error)), severity="warning", timeout=6, markup=False)
-            self.dismiss()
-            return
         self.show_question()
         self.set_interval(CLOCK_TICK_S, self.tick)
         # The notes box (a TextArea, the heaviest widget here) joins once the question is on
@@ -140,8 +143,8 @@ class MockScreen(Screen[None]):
         return found.first() if found else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """None (disabled, not drawn) rather than False: the footer keeps its keys and
-        restyles them in place at each reveal and question (``KeysFooter``)."""
+        """Keys that come and go with each reveal and question answer None (disabled, so
+        not drawn), as in a review."""
         if action == "reveal":
             return (not self.revealed and self.card is not None) or None
         if action in ("tick", "recognised"):
