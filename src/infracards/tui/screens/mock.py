@@ -117,30 +117,19 @@ class MockScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="mock-clock")
         yield CardView(id="card-view")
+        notes = TextArea(id="mock-notes", soft_wrap=True, show_line_numbers=False)
+        notes.border_title = "Your notes (kept with this interview)"
+        yield notes
         yield Static(id="mock-hint")
         yield KeysFooter()
 
     def on_mount(self) -> None:
         self.show_question()
         self.set_interval(CLOCK_TICK_S, self.tick)
-        # The notes box (a TextArea, the heaviest widget here) joins once the question is on
-        # screen: the first frame is drawn sooner, and nobody types within a frame.
-        self.call_after_refresh(self.add_notes)
-
-    def add_notes(self) -> None:
-        notes = TextArea(id="mock-notes", soft_wrap=True, show_line_numbers=False)
-        notes.border_title = "Your notes (kept with this interview)"
-        self.mount(notes, before="#mock-hint")
-        if self.revealed:
-            notes.read_only = True
-            notes.add_class("revealed")
-        else:
-            notes.focus()
 
     @property
-    def notes(self) -> TextArea | None:
-        found = self.query(TextArea)
-        return found.first() if found else None
+    def notes(self) -> TextArea:
+        return self.query_one("#mock-notes", TextArea)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that come and go with each reveal and question answer None (disabled, so
@@ -162,11 +151,10 @@ class MockScreen(Screen[None]):
         view = self.query_one(CardView)
         view.show_card(card_id=card.card_id, tags=card.tags, prompt=card.prompt)
         notes = self.notes
-        if notes is not None:
-            notes.read_only = False
-            notes.remove_class("revealed")
-            notes.load_text("")
-            notes.focus()
+        notes.read_only = False
+        notes.remove_class("revealed")
+        notes.load_text("")
+        notes.focus()
         self.query_one("#mock-hint", Static).update(
             "Answer aloud, or type notes. ctrl+r shows the key points and the reference answer;"
             " time-out does too."
@@ -219,7 +207,7 @@ class MockScreen(Screen[None]):
         card = self.card
         assert card is not None
         notes = self.notes
-        self.mock.notes = notes.text if notes is not None else ""
+        self.mock.notes = notes.text
         view = self.query_one(CardView)
         prepared = self.prepared
         if prepared is None or not prepared.fits(card, view.answer_width):
@@ -228,9 +216,8 @@ class MockScreen(Screen[None]):
         view.reveal(prepared.rendered, notice=prepared.notice)
         heading = key_points_heading(card.language)
         show_check(view.key_points, self.mock.check, locked=card.locked, heading=heading)
-        if notes is not None:
-            notes.read_only = True
-            notes.add_class("revealed")
+        notes.read_only = True
+        notes.add_class("revealed")
         view.body.focus()
         self.revealed = True
         self._hint()
