@@ -5,15 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from infracards.cli import build_parser, main
 from infracards.paths import database_path
-from tests.conftest import snapshot, write_release
+from tests.conftest import db_rows, snapshot, write_release
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -172,6 +174,49 @@ def test_config_validates_and_persists(capsys: pytest.CaptureFixture[str]) -> No
     code, _, err = run(capsys, "config", "rollover-hour", "25")
     assert code == 1 and "from 0 to 23" in err
     assert run(capsys, "config", "colour", "red")[0] == 2
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("new-per-day", "abc"),
+        ("new-per-day", "-1"),
+        ("rollover-hour", "99"),
+        ("rollover-hour", "\u0663"),  # a digit, but not one `config` writes
+        ("max-reviews-per-day", ""),
+        ("leech-threshold", "0"),
+        ("plan-reviews", "none"),
+        ("mock-minutes", "9" * 400),
+        ("study-locked", "maybe"),
+        ("interview-date", "2026-13-45"),
+    ],
+)
+@pytest.mark.parametrize("command", [("status",), ("config",), ("status", "--json"), ("stats",)])
+def test_a_hand_edited_setting_is_named_with_its_fix_and_left_as_it_is(
+    capsys: pytest.CaptureFixture[str], home: Path, key: str, value: str, command: tuple[str, ...]
+) -> None:
+    assert run(capsys, "status")[0] == 0
+    with closing(sqlite3.connect(database_path(home))) as db, db:
+        db.execute("INSERT INTO setting (key, value) VALUES (?, ?)", (key, value))
+    code, out, err = run(capsys, *command)
+    assert code == 1 and not out and "Traceback" not in err
+    assert f"setting {key}" in err and f"`infracards config {key} " in err
+    assert db_rows(home, f"SELECT value FROM setting WHERE key = '{key}'") == [(value,)]
+    fix = err.split("`infracards config ")[1].split("`")[0].split()
+    assert run(capsys, "config", *fix)[0] == 0  # the fix it names works
+    assert run(capsys, *command)[0] == 0
+
+
+def test_a_garbled_extra_new_cards_setting_counts_as_none(
+    capsys: pytest.CaptureFixture[str], home: Path
+) -> None:
+    """ "More new cards today" lasts a day and is asked for again in one key: unreadable, it
+    is no bonus, not an error."""
+    assert run(capsys, "status")[0] == 0
+    with closing(sqlite3.connect(database_path(home))) as db, db:
+        db.execute("INSERT INTO setting (key, value) VALUES ('extra-new', 'soon 5')")
+    code, out, _ = run(capsys, "status", "--json")
+    assert code == 0 and json.loads(out)
 
 
 def test_unwritable_home_is_one_clear_line(

@@ -33,6 +33,18 @@ class StoreError(InfracardsError):
     """The database cannot be opened, migrated or written."""
 
 
+class SettingError(StoreError):
+    """A stored setting holds a value infracards never writes (edited by hand, say)."""
+
+    def __init__(self, key: str, value: str, default: object) -> None:
+        shown = value if len(value) <= 40 else f"{value[:40]}…"
+        super().__init__(
+            f"the stored setting {key} is {shown!r}, which infracards does not take (was the"
+            f" database edited by hand?); nothing was changed: set it again with"
+            f" `infracards config {key} {default}` (its default)"
+        )
+
+
 class SealError(InfracardsError):
     """Base for sealed-answer, card key and license problems."""
 

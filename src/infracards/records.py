@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 
+from infracards.errors import SettingError
 from infracards.scheduler import SM2State
-from infracards.setting_names import EXTRA_NEW_KEY, PREF_KEYS
+from infracards.setting_names import EXTRA_NEW_KEY, OR_NONE, PREF_KEYS, WHOLE_NUMBER_LIMITS
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,34 +197,62 @@ class StudyPrefs:
 
     @classmethod
     def from_settings(cls, stored: dict[str, str]) -> StudyPrefs:
-        """Prefs from the stored strings (already checked by ``services.settings``)."""
+        """Prefs from the stored strings, as ``services.settings`` checks them; a value it
+        would refuse (a hand-edited database) raises ``SettingError`` naming the setting."""
         defaults = cls()
 
         def number(name: str, default: int | None) -> int | None:
-            value = stored.get(PREF_KEYS[name])
+            key = PREF_KEYS[name]
+            value = stored.get(key)
             if value is None:
                 return default
-            return None if value == NO_LIMIT else int(value)
+            if value == NO_LIMIT and key in OR_NONE:
+                return None
+            low, high = WHOLE_NUMBER_LIMITS[key]
+            if not (value.isascii() and value.isdigit() and low <= int(value) <= high):
+                raise SettingError(key, value, NO_LIMIT if default is None else default)
+            return int(value)
 
-        interview = stored.get(PREF_KEYS["interview_date"], NO_LIMIT)
-        extra = stored.get(EXTRA_NEW_KEY, "").split()
+        def interview() -> date | None:
+            key = PREF_KEYS["interview_date"]
+            value = stored.get(key, NO_LIMIT)
+            if value == NO_LIMIT:
+                return None
+            try:
+                return date.fromisoformat(value)
+            except ValueError:
+                raise SettingError(key, value, NO_LIMIT) from None
+
+        locked = stored.get(PREF_KEYS["study_locked"], "yes")
+        if locked not in ("yes", "no"):
+            raise SettingError(PREF_KEYS["study_locked"], locked, "yes")
         return cls(
             new_per_day=number("new_per_day", defaults.new_per_day) or 0,
             rollover_hour=number("rollover_hour", defaults.rollover_hour) or 0,
-            study_locked=stored.get(PREF_KEYS["study_locked"], "yes") == "yes",
+            study_locked=locked == "yes",
             max_reviews_per_day=number("max_reviews_per_day", None),
             leech_threshold=number("leech_threshold", defaults.leech_threshold)
             or defaults.leech_threshold,
-            interview_date=None if interview == NO_LIMIT else date.fromisoformat(interview),
+            interview_date=interview(),
             plan_reviews=number("plan_reviews", defaults.plan_reviews) or defaults.plan_reviews,
             mock_minutes=number("mock_minutes", defaults.mock_minutes) or defaults.mock_minutes,
-            extra_new=(date.fromisoformat(extra[0]), int(extra[1])) if len(extra) == 2 else None,
+            extra_new=_extra_new(stored.get(EXTRA_NEW_KEY, "")),
         )
 
     def studies_sealed(self, *, deck_unlocked: bool) -> bool:
         """Whether a deck's sealed cards are studied: always with ``study_locked``, else only
         once the deck is unlocked (its answers then open like free ones)."""
         return self.study_locked or deck_unlocked
+
+
+def _extra_new(stored: str) -> tuple[date, int] | None:
+    """ "More new cards today" as stored (``DAY COUNT``); one that does not read is none: it
+    only ever lasts a day, and the learner can ask again."""
+    day, _, count = stored.partition(" ")
+    try:
+        return (date.fromisoformat(day), int(count)) if count.isdigit() else None
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True, slots=True)

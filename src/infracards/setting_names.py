@@ -19,5 +19,18 @@ PREF_KEYS = {
 SETTING_NAMES = tuple(sorted(PREF_KEYS.values()))
 """What `infracards config KEY` accepts."""
 
+WHOLE_NUMBER_LIMITS = {
+    "new-per-day": (0, 9999),
+    "rollover-hour": (0, 23),
+    "max-reviews-per-day": (0, 99999),
+    "leech-threshold": (1, 99),
+    "plan-reviews": (1, 10),
+    "mock-minutes": (1, 60),
+}
+"""The settings that take a whole number, and its range (both ends included)."""
+OR_NONE = frozenset({"max-reviews-per-day", "interview-date"})
+"""Settings that `none` switches off."""
+"""What `infracards config KEY` accepts."""
+
 EXTRA_NEW_KEY = "extra-new"
 """The setting behind "more new cards today" (not a `config` key: it lasts one day)."""

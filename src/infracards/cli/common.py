@@ -211,10 +211,11 @@ def launch_app(
 ) -> int:
     require_terminal()
     from infracards.services.answers import AnswerBook
-    from infracards.services.settings import local_now
+    from infracards.services.settings import local_now, study_prefs
     from infracards.tui.app import InfracardsApp  # deferred: Textual is needed only here
     from infracards.tui.context import AppContext
 
+    study_prefs(engine)  # a stored setting it cannot take is named here, not as an app crash
     context = AppContext(engine=engine, answers=AnswerBook(), home=home(), clock=local_now)
     app = InfracardsApp(context, start_review=start_review, start_mock=start_mock)
     app.run()

@@ -8,23 +8,13 @@ from typing import TYPE_CHECKING
 from infracards.errors import InfracardsError
 from infracards.records import NO_LIMIT, StudyPrefs
 from infracards.scheduler import study_day
-from infracards.setting_names import EXTRA_NEW_KEY
+from infracards.setting_names import EXTRA_NEW_KEY, OR_NONE, WHOLE_NUMBER_LIMITS
 from infracards.store.file import reading, writing
 from infracards.store.reads import load_prefs, load_setting, save_setting
 
 if TYPE_CHECKING:
     from infracards.store.file import Store
 
-_WHOLE_NUMBER_LIMITS = {
-    "new-per-day": (0, 9999),
-    "rollover-hour": (0, 23),
-    "max-reviews-per-day": (0, 99999),
-    "leech-threshold": (1, 99),
-    "plan-reviews": (1, 10),
-    "mock-minutes": (1, 60),
-}
-_OR_NONE = {"max-reviews-per-day", "interview-date"}
-"""Settings that `none` switches off."""
 THEME_SETTING = "theme"
 MORE_NEW_CARDS = 10
 """How many more new cards "more new cards today" adds each time it is chosen."""
@@ -47,7 +37,7 @@ def study_day_at(store: Store, *, now: datetime) -> date:
 
 def validate_setting(key: str, value: str) -> str:
     """The value as stored, or an error saying what the setting takes."""
-    if key in _OR_NONE and value.lower() == NO_LIMIT:
+    if key in OR_NONE and value.lower() == NO_LIMIT:
         return NO_LIMIT
     if key == "study-locked":
         if value.lower() not in {"yes", "no"}:
@@ -60,9 +50,9 @@ def validate_setting(key: str, value: str) -> str:
             raise InfracardsError(
                 "interview-date must be a date as YYYY-MM-DD (e.g. 2026-12-20), or none"
             ) from None
-    low, high = _WHOLE_NUMBER_LIMITS[key]
+    low, high = WHOLE_NUMBER_LIMITS[key]
     if not value.isdigit() or not low <= int(value) <= high:
-        extra = ", or none" if key in _OR_NONE else ""
+        extra = ", or none" if key in OR_NONE else ""
         raise InfracardsError(f"{key} must be a whole number from {low} to {high}{extra}")
     return str(int(value))
 
