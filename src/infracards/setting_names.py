@@ -30,7 +30,6 @@ WHOLE_NUMBER_LIMITS = {
 """The settings that take a whole number, and its range (both ends included)."""
 OR_NONE = frozenset({"max-reviews-per-day", "interview-date"})
 """Settings that `none` switches off."""
-"""What `infracards config KEY` accepts."""
 
 EXTRA_NEW_KEY = "extra-new"
 """The setting behind "more new cards today" (not a `config` key: it lasts one day)."""
