@@ -191,8 +191,20 @@ def test_config_validates_and_persists(capsys: pytest.CaptureFixture[str]) -> No
         ("interview-date", "2026-13-45"),
     ],
 )
-@pytest.mark.parametrize("command", [("status",), ("config",), ("status", "--json"), ("stats",)])
 def test_a_hand_edited_setting_is_named_with_its_fix_and_left_as_it_is(
+    capsys: pytest.CaptureFixture[str], home: Path, key: str, value: str
+) -> None:
+    assert_named_and_fixed(capsys, home, key, value, ("status",))
+
+
+@pytest.mark.parametrize("command", [("config",), ("status", "--json"), ("stats",)])
+def test_every_reading_command_names_a_hand_edited_setting(
+    capsys: pytest.CaptureFixture[str], home: Path, command: tuple[str, ...]
+) -> None:
+    assert_named_and_fixed(capsys, home, "rollover-hour", "99", command)
+
+
+def assert_named_and_fixed(
     capsys: pytest.CaptureFixture[str], home: Path, key: str, value: str, command: tuple[str, ...]
 ) -> None:
     assert run(capsys, "status")[0] == 0
