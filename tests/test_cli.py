@@ -219,6 +219,19 @@ def assert_named_and_fixed(
     assert run(capsys, *command)[0] == 0
 
 
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts open files in /proc")
+def test_a_command_closes_its_store_when_it_returns(
+    capsys: pytest.CaptureFixture[str], home: Path
+) -> None:
+    """A process that runs many commands (a script calling ``main``, this suite) keeps no
+    database files open: each used to stay open until exit, two descriptors a command."""
+    assert run(capsys, "status")[0] == 0
+    before = len(os.listdir("/proc/self/fd"))
+    for command in (("status",), ("config",), ("stats",), ("config", "rollover-hour", "25")):
+        run(capsys, *command)
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
 def test_a_garbled_extra_new_cards_setting_counts_as_none(
     capsys: pytest.CaptureFixture[str], home: Path
 ) -> None:

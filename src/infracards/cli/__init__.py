@@ -18,7 +18,7 @@ from importlib import import_module
 
 from infracards import __version__
 from infracards.cli import study
-from infracards.cli.common import Handler, Parser, report_error, terminal_output
+from infracards.cli.common import Handler, Parser, close_stores, report_error, terminal_output
 from infracards.errors import InfracardsError
 from infracards.terminal_text import KeyMask
 
@@ -80,6 +80,8 @@ def _call(handler: Handler, args: argparse.Namespace, *, mask: KeyMask) -> int:
         # The reader (`| head`) went away: that is not an error. Silence the final flush too.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    finally:
+        close_stores()
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:

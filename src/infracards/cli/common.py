@@ -14,6 +14,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 from weakref import ref
@@ -44,6 +45,9 @@ Handler = Callable[[argparse.Namespace], int]
 DEFAULT_DECK = "module03"
 """The built-in deck: what `review`, `unlock` and `lock` act on without --deck."""
 
+_opened: list[Callable[[], None]] = []
+"""How to close each store the running command opened (``close_stores``)."""
+
 
 def open_home() -> Engine:
     """Open the store (first run: create, migrate, load the built-in deck)."""
@@ -52,7 +56,7 @@ def open_home() -> Engine:
 
     engine = open_store(home())
     ensure_builtin_deck(engine)
-    atexit.register(_close_store, ref(engine))
+    _opened.append(partial(_close_store, ref(engine)))
     return engine
 
 
@@ -63,7 +67,7 @@ def open_reader() -> StoreFile:
     from infracards.store.file import StoreFile
 
     store = StoreFile.open(home())
-    atexit.register(store.close)
+    _opened.append(store.close)
     if builtin_release_to_load(store) is not None:
         open_home()
     return store
@@ -76,6 +80,17 @@ def _close_store(engine: ref[Engine]) -> None:
     alive = engine()
     if alive is not None:
         alive.dispose()
+
+
+def close_stores() -> None:
+    """Close the stores the command opened, once it is done (SQLite folds its log back into
+    the database file then). A process that runs many commands (the test suite, a script
+    calling ``main``) would otherwise keep every one open, two file descriptors each."""
+    while _opened:
+        _opened.pop()()
+
+
+atexit.register(close_stores)  # a command that never returned to `main`
 
 
 def print_json(document: Any) -> None:
