@@ -68,6 +68,22 @@ cards:
 SAMPLE_SLOTS = '{"format":"infracards-keyslots/v1","deck":"sample","version":1,"slots":{}}'
 
 
+def migrate_file(path: Path, revision: str, *, up: bool) -> None:
+    """Move a database file up or down to an Alembic ``revision``, as a newer or an older
+    infracards would leave it."""
+    from alembic import command
+    from sqlalchemy import create_engine
+
+    from infracards.store.db import alembic_config
+
+    config = alembic_config()
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        (command.upgrade if up else command.downgrade)(config, revision)
+    engine.dispose()
+
+
 def db_rows(home: Path, sql: str) -> list[tuple[object, ...]]:
     """Rows straight from a home's database file (what is stored, whatever the app says)."""
     with closing(sqlite3.connect(database_path(home))) as db:

@@ -19,14 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from alembic import command
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine
 
 from infracards.paths import database_path
 from infracards.store.db import alembic_config, open_store
 from infracards.store.file import SCHEMA_HEAD, current_revision
-from tests.conftest import career_mock
+from tests.conftest import career_mock, migrate_file
 
 DEMO_KEY = "GTA13-PAJRP-RFMBW-3P4BP-X5NF6-K0PVN"
 HEAVY = ("sqlalchemy", "sqlmodel", "alembic", "yaml", "cryptography", "textual", "platformdirs")
@@ -157,21 +155,11 @@ def test_the_schema_head_the_fast_check_compares_with_is_alembics() -> None:
     assert ScriptDirectory.from_config(alembic_config()).get_current_head() == SCHEMA_HEAD
 
 
-def downgraded(home: Path, to: str) -> None:
-    """The store as an older infracards left it: migrated down to revision ``to``."""
-    config = alembic_config()
-    engine = create_engine(f"sqlite:///{database_path(home)}")
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.downgrade(config, to)
-    engine.dispose()
-
-
 def test_a_reading_command_migrates_a_store_that_is_behind(home: Path) -> None:
     assert infracards(home, "status")[0] == 0
     older = ScriptDirectory.from_config(alembic_config()).get_revision(SCHEMA_HEAD).down_revision
     assert isinstance(older, str)
-    downgraded(home, older)
+    migrate_file(database_path(home), older, up=False)
     assert revision(home) == older
 
     code, modules, out, _ = infracards(home, "status", "--json")

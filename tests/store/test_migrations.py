@@ -14,6 +14,7 @@ from infracards.errors import StoreError
 from infracards.paths import database_path
 from infracards.store.db import alembic_config, backup_database, migrate, open_store
 from infracards.store.file import SCHEMA_HEAD
+from tests.conftest import migrate_file
 from tests.store.test_counts import assert_counts_match
 
 
@@ -158,12 +159,7 @@ def test_a_database_from_each_older_revision_upgrades_with_every_review_intact(
     old_home = tmp_path / "old-home"
     old_home.mkdir()
     old = database_path(old_home)
-    config = alembic_config()
-    old_engine = create_engine(f"sqlite:///{old}")
-    with old_engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, revision)
-    old_engine.dispose()
+    migrate_file(old, revision, up=True)
     with sqlite3.connect(old) as target, sqlite3.connect(current) as source:
         tables = ["deck", "card", "cardstate", "session", "review", "setting"]
         tables += [t for t in ("mocksession", "mockquestion") if columns(target, t)]
@@ -197,6 +193,7 @@ def test_a_database_from_each_older_revision_upgrades_with_every_review_intact(
             assert db.execute("SELECT * FROM mockquestion").fetchall() == mock_before
             assert db.execute("SELECT count(*) FROM review WHERE points = 2").fetchone() == (2,)
     assert_counts_match(old)  # schema 0003: copies and running counts filled in from the rows
+    config = alembic_config()
     with upgraded.begin() as connection:
         config.attributes["connection"] = connection
         command.check(config)
@@ -217,16 +214,8 @@ def test_schema_0003_downgrades_and_upgrades_again_with_its_counts(
     grade_by_id(engine, "q01", 2, now=now, today=today, drill=True)
     engine.dispose()
     path = database_path(home)
-    config = alembic_config()
     for revision in ("0002", "head"):
-        target = create_engine(f"sqlite:///{path}")
-        with target.begin() as connection:
-            config.attributes["connection"] = connection
-            if revision == "head":
-                command.upgrade(config, revision)
-            else:
-                command.downgrade(config, revision)
-        target.dispose()
+        migrate_file(path, revision, up=revision == "head")
         with sqlite3.connect(path) as db:
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
             assert ("duecount" in tables) == (revision == "head")
@@ -254,16 +243,8 @@ def test_schema_0006_downgrades_and_upgrades_again_with_its_counts(
         bury(session, card_pks=[q04.pk], day=today)
     engine.dispose()
     path = database_path(home)
-    config = alembic_config()
     for revision in ("0005", "head"):
-        target = create_engine(f"sqlite:///{path}")
-        with target.begin() as connection:
-            config.attributes["connection"] = connection
-            if revision == "head":
-                command.upgrade(config, revision)
-            else:
-                command.downgrade(config, revision)
-        target.dispose()
+        migrate_file(path, revision, up=revision == "head")
         with sqlite3.connect(path) as db:
             if revision == "0005":
                 assert db.execute(
