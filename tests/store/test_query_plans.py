@@ -53,8 +53,7 @@ def db(engine: Engine, home: Path) -> sqlite3.Connection:
                 ("card", "ix_card_retired_tags_deck_id", "100000 99000 5000 5000"),
                 ("card", "sqlite_autoindex_card_1", "100000 100000 1"),
                 ("review", "ix_review_study_day", "1000000 1500"),
-                ("review", "ix_review_card_reviewed_at", "1000000 10 1"),
-                ("review", "ix_review_best_grade", "1000000 10 8 2"),
+                ("review", "ix_review_card_drill_grade_reviewed_at", "1000000 10 8 2 1"),
                 ("review", "ix_review_checked", "5000 2"),
                 ("duecount", "ix_duecount_deck_id_due_locked", "300 300 2 1"),
                 ("daycount", "sqlite_autoindex_daycount_1", "700 700 1"),
@@ -91,7 +90,10 @@ def test_a_mock_draw_reads_best_grades_and_checks_from_indexes_only(
     """150 candidates at 1M reviews: each best grade is one seek, each card's checks come
     from the partial index of the few reviews that have one (schema 0007)."""
     rows = plan(db, practice._CANDIDATE_ROWS)
-    assert "SEARCH r USING COVERING INDEX ix_review_best_grade (card=? AND drill=?)" in rows, rows
+    assert (
+        "SEARCH r USING COVERING INDEX ix_review_card_drill_grade_reviewed_at (card=? AND drill=?)"
+        in rows
+    ), rows
     checks = plan(db, practice._CANDIDATE_CHECKS)
     assert "SEARCH r USING INDEX ix_review_checked (card=?)" in checks, checks
     assert not any(step.startswith("SCAN") and "VIRTUAL" not in step for step in rows + checks)

@@ -149,13 +149,13 @@ class Review(SQLModel, table=True):
     model_config = {"defer_build": True}
 
     __table_args__ = (
-        Index("ix_review_card_reviewed_at", "card", "reviewed_at"),
+        # Schema 0007: per card, its best graded review is one seek (the mock draw); it
+        # replaced (card, reviewed_at), so a grade still writes one per-card entry.
+        Index("ix_review_card_drill_grade_reviewed_at", "card", "drill", "grade", "reviewed_at"),
         Index("ix_review_study_day", "study_day"),
         # Schema 0005: the few reviews with a key-point check, read by statistics and the mock
         # draw without scanning a million reviews.
         Index("ix_review_checked", "card", sqlite_where=text("points IS NOT NULL")),
-        # Schema 0007: a card's best graded review, from one index seek (the mock draw).
-        Index("ix_review_best_grade", "card", "drill", "grade"),
     )
 
     id: int | None = Field(default=None, primary_key=True)

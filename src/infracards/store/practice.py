@@ -111,8 +111,8 @@ SAMPLE_ABOVE = 500
 SAMPLE_RANDOM = 100
 SAMPLE_OVERDUE = 25
 SAMPLE_MISSED = 25
-"""A sampled draw reads each candidate's best grade (one seek of ``ix_review_best_grade``):
-150 candidates keep it to a few milliseconds at 1M reviews, cold cache or warm."""
+"""A sampled draw reads each candidate's best grade, one seek of the per-card review index
+(schema 0007): 150 candidates keep it to a few milliseconds at 1M reviews, cold or warm."""
 
 _ACTIVE = (
     "s.deck_id = :deck AND s.retired = 0 AND (:locked_too OR NOT s.locked) AND s.suspended = 0"

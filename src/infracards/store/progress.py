@@ -50,11 +50,11 @@ _ADD_REVIEW_SQL = (
     " easiness_centi_after, repetitions_after, interval_after)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 250, 0, 0, 250, 0, 0)"
 )
-# CROSS JOIN: the list drives, each card's reviews come from ix_review_card_reviewed_at in order.
+# CROSS JOIN: the list drives, each card's reviews come from the per-card index, then sorted.
 _CARD_LOGS_SQL = """
 SELECT r.card, r.id, r.grade, r.drill, r.study_day, r.reviewed_at
-FROM json_each(?) AS j CROSS JOIN review AS r INDEXED BY ix_review_card_reviewed_at
-ON r.card = j.value ORDER BY j.key, r.reviewed_at, r.id
+FROM json_each(?) AS j CROSS JOIN review AS r ON r.card = j.value
+ORDER BY j.key, r.reviewed_at, r.id
 """
 _SET_REPLAYED_SQL = (
     "UPDATE review SET easiness_centi_before = ?, repetitions_before = ?, interval_before = ?,"
