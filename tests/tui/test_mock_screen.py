@@ -84,6 +84,26 @@ async def test_the_countdown_runs_out_the_learner_ticks_and_the_report_adds_miss
         assert isinstance(app.screen, HomeScreen)
 
 
+async def test_the_notes_have_the_focus_in_every_frame_from_the_first(
+    context: AppContext,
+) -> None:
+    """The learner can type at once, and the first frame is the settled one: no frame shows
+    the focus (its highlight) on the card first."""
+    app = InfracardsApp(context)
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_mock(MockOptions("sample", questions=2))
+        screen = app.screen
+        focused_when_drawn: list[object] = []
+        screen.screen_layout_refresh_signal.subscribe(
+            app, lambda drawn: focused_when_drawn.append(drawn.focused), immediate=True
+        )
+        await pilot.pause()
+        notes = screen.query_one(TextArea)
+        assert focused_when_drawn and all(widget is notes for widget in focused_when_drawn)
+        await pilot.press("x")
+        assert notes.text == "x"
+
+
 async def test_a_sealed_question_has_no_checklist_and_says_so(context: AppContext) -> None:
     timer = FakeTimer()
     options = MockOptions("sample", questions=1, topic="pipeline")

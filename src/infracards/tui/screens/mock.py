@@ -97,6 +97,10 @@ class MockScreen(Screen[None]):
         Binding("escape", "leave", "End", id="leave"),
     ]
 
+    AUTO_FOCUS = "#mock-notes"
+    """Focused as the screen composes, so its first frame is the settled one: the card body,
+    Textual's first pick, took the focus for a frame and gave it to the notes a frame later."""
+
     revealed: reactive[bool] = reactive(False, bindings=True)
 
     def __init__(self, context: AppContext, mock: MockInterview) -> None:
