@@ -76,6 +76,7 @@ def draw_questions(
 ) -> list[DrawCandidate]:
     """Up to ``count`` distinct cards, topics mixed, weak cards favoured (pure; see above)."""
     left = list(candidates)
+    weights = {card.card_pk: draw_weight(card, today) for card in left}
     asked: Counter[str] = Counter()
     drawn: list[DrawCandidate] = []
     while left and len(drawn) < count:
@@ -83,7 +84,7 @@ def draw_questions(
         pool = [card for card in left if asked[card.topic] == fewest]
         if drawn and len({card.topic for card in pool}) > 1:
             pool = [card for card in pool if card.topic != drawn[-1].topic]
-        [card] = rng.choices(pool, weights=[draw_weight(card, today) for card in pool])
+        [card] = rng.choices(pool, weights=[weights[card.card_pk] for card in pool])
         drawn.append(card)
         asked[card.topic] += 1
         left.remove(card)
