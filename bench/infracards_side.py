@@ -16,6 +16,7 @@ import sqlite3
 import textwrap
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -419,13 +420,31 @@ _KEY_POINTS = json.dumps(
 )
 
 
-def mock_in_app(home: Path, runs: int) -> tuple[list[float], list[float], list[float]]:
-    """(open, tick, empty screen) seconds in the real app on the bench deck: the mock-interview
-    screen pushed → the frame showing its first question (the draw included); a key point
-    ticked → the frame showing it; and, for scale, an empty screen pushed → drawn.
+@dataclass(frozen=True, slots=True)
+class MockTimes:
+    """Seconds per run (see ``mock_in_app``)."""
+
+    first_frame: list[float]
+    settled: list[float]
+    tick: list[float]
+    empty_first_frame: list[float]
+    empty_settled: list[float]
+
+
+def mock_in_app(home: Path, runs: int) -> MockTimes:
+    """The mock-interview screen in the real app on the bench deck, and for scale a screen
+    that shows one Static:
+
+    - open → first frame: ``open_mock`` called (the draw included) → the first frame laid out
+      and drawn, the one the learner sees (Textual draws a new screen as it resumes);
+    - open → settled: → the end of the next refresh, when nothing is left to draw. Textual
+      paces a new screen's refreshes at 60 Hz from its first frame, so this adds up to one
+      frame even where the first frame was already complete;
+    - tick: a key point ticked → the end of the refresh that shows it.
 
     The bench deck has no key points, so each card gets five first (in the card table only:
     answers and schedules stay as the other workloads left them)."""
+    from textual.app import ComposeResult
     from textual.screen import Screen
     from textual.widgets import Static
 
@@ -436,10 +455,25 @@ def mock_in_app(home: Path, runs: int) -> tuple[list[float], list[float], list[f
     from infracards.tui.context import AppContext
     from infracards.tui.screens.mock import MockScreen
 
+    class OneStatic(Screen[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("empty")
+
     with sqlite3.connect(database_path(home)) as db:
         db.execute("UPDATE card SET key_points = ? WHERE deck_id = ?", (_KEY_POINTS, DECK_ID))
     engine = open_store(home)
     context = AppContext(engine=engine, answers=AnswerBook(), home=home, clock=lambda: NOW)
+
+    async def first_and_settled(app: InfracardsApp, started: float) -> tuple[float, float]:
+        """(first frame, settled) of the screen just pushed, in seconds from ``started``."""
+        screen = app.screen
+        laid_out: list[float] = []
+        screen.screen_layout_refresh_signal.subscribe(
+            app, lambda _screen: laid_out.append(time.perf_counter()), immediate=True
+        )
+        settled = await frame_after(app, started)
+        screen.screen_layout_refresh_signal.unsubscribe(app)
+        return laid_out[0] - started, settled
 
     async def frame_after(app: InfracardsApp, started: float) -> float:
         drawn = asyncio.Event()
@@ -447,29 +481,27 @@ def mock_in_app(home: Path, runs: int) -> tuple[list[float], list[float], list[f
         await drawn.wait()
         return time.perf_counter() - started
 
-    async def once() -> tuple[float, float, float]:
+    async def once() -> tuple[float, float, float, float, float]:
         app = InfracardsApp(context)
         async with app.run_test(headless=True, size=(100, 32)) as pilot:
             await pilot.pause()
             started = time.perf_counter()
             app.open_mock(MockOptions(DECK_ID, questions=5))
-            while not isinstance(app.screen, MockScreen) or app.screen.card is None:
-                await asyncio.sleep(0)
-            opened = await frame_after(app, started)
+            first, settled = await first_and_settled(app, started)
             await pilot.press("ctrl+r")
             await pilot.pause()
             screen = app.screen
+            assert isinstance(screen, MockScreen)
             started = time.perf_counter()
             screen.action_tick(0)
             ticked = await frame_after(app, started)
             await pilot.press("escape")
             await pilot.pause()
             started = time.perf_counter()
-            await app.push_screen(Screen())
-            app.screen.mount(Static("empty"))
-            empty = await frame_after(app, started)
-        return opened, ticked, empty
+            app.push_screen(OneStatic())
+            empty_first, empty_settled = await first_and_settled(app, started)
+        return first, settled, ticked, empty_first, empty_settled
 
     samples = [asyncio.run(once()) for _ in range(runs)]
     engine.dispose()
-    return [s[0] for s in samples], [s[1] for s in samples], [s[2] for s in samples]
+    return MockTimes(*(list(column) for column in zip(*samples, strict=True)))

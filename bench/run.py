@@ -225,18 +225,18 @@ def run(plan: Plan, folder: Path) -> dict[str, Any]:
         "vs_floor": ratio(ours, floor),
     }
     # After the others: it gives the bench deck's cards key points, which nothing above reads.
-    opened, ticked, empty = timed(
-        "mock interview: infracards app", lambda: infracards_side.mock_in_app(home, runs)
-    )
+    mock = timed("mock interview: infracards app", lambda: infracards_side.mock_in_app(home, runs))
     results["mock"] = {
-        "infracards_s": median(opened),
-        "infracards_p99_s": p99(opened),
-        "infracards_tick_s": median(ticked),
+        "infracards_s": median(mock.first_frame),
+        "infracards_p99_s": p99(mock.first_frame),
+        "infracards_settled_s": median(mock.settled),
+        "infracards_tick_s": median(mock.tick),
         "anki_s": None,
-        "floor_s": median(empty),
-        "vs_floor": ratio(median(opened), median(empty)),
-        "target": "open and tick within one 60 Hz frame (16.7 ms)",
-        "met": median(opened) <= FRAME_S and median(ticked) <= FRAME_S,
+        "floor_s": median(mock.empty_first_frame),
+        "floor_settled_s": median(mock.empty_settled),
+        "vs_floor": ratio(median(mock.first_frame), median(mock.empty_first_frame)),
+        "target": "open (its first frame) and tick within one 60 Hz frame (16.7 ms)",
+        "met": median(mock.first_frame) <= FRAME_S and median(mock.tick) <= FRAME_S,
     }
 
     # Last: it stores the demo card key in the home, which the app would then open after its
@@ -453,9 +453,12 @@ def table(report: dict[str, Any]) -> str:
          _ms(unlock["floor_s"]), "", _x(unlock["vs_floor"]), "", None),
         ("Reveal a sealed answer (app, median)", _ms(unlock["infracards_reveal_app_s"]), "—",
          "—", "", "", "", None),
-        ("Mock interview: open → first question drawn (app; floor: an empty screen)",
-         _ms(mock["infracards_s"]), "—", _ms(mock["floor_s"]), "", _x(mock["vs_floor"]),
-         mock["target"], mock["met"]),
+        ("Mock interview: open → first frame, its question drawn (app; floor: a screen"
+         " of one Static)", _ms(mock["infracards_s"]), "—", _ms(mock["floor_s"]), "",
+         _x(mock["vs_floor"]), mock["target"], mock["met"]),
+        ("Mock interview: open → nothing left to draw (app; a new screen's refreshes are"
+         " paced at 60 Hz)", _ms(mock["infracards_settled_s"]), "—",
+         _ms(mock["floor_settled_s"]), "", "", "", None),
         ("Mock interview: tick a key point → drawn (app)", _ms(mock["infracards_tick_s"]), "—",
          "—", "", "", "", None),
         (f"Import JSON ({imported['reviews']:,} reviews, {imported['cards']:,} cards)",
