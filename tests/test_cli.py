@@ -414,6 +414,8 @@ def test_import_prints_a_json_summary(capsys: pytest.CaptureFixture[str], tmp_pa
             "reviews_already_here": 2 - added,
             "mock_sessions_added": 0,
             "cards_rescheduled": 1 if added else 0,
+            "cards_suspended": 0,
+            "leeches_flagged": 0,
         }
         for added in (2, 0)
     ]

@@ -14,7 +14,9 @@ from sqlalchemy import Engine
 
 from infracards.cli import main
 from infracards.errors import ProgressError
+from infracards.services.cards import card_flags, lookup_card, set_card_suspended
 from infracards.services.export import import_document, parse_document, write_csv, write_json
+from infracards.services.library import add_deck
 from infracards.store.db import open_store, transaction
 from infracards.store.reads import card_history, find_card
 from tests.conftest import grade_by_id
@@ -407,6 +409,80 @@ def test_a_bad_key_point_check_or_practice_kind_is_refused_with_its_path(
         transaction(engine) as session,
     ):
         import_document(session, document, source="x")
+
+
+def test_suspended_and_leech_flags_travel_and_an_import_never_clears_one(
+    engine: Engine,
+    today: date,
+    sample_deck: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    history(engine, today)  # q02 lapsed once
+    moment = datetime(2025, 1, 9, 9, 0).astimezone()
+    lapse = grade_by_id(engine, "q02", 1, now=moment, today=moment.date(), leech_threshold=2)
+    assert lapse.leech  # its second lapse: flagged as a leech, and suspended
+    set_card_suspended(engine, card_id="q03", suspended=True, deck_id="sample")
+    document = json.loads(export_text(engine, deck_id="sample"))
+    jsonschema.validate(document, SCHEMA)
+    flags = {
+        card["card_id"]: {key for key in ("suspended", "leech") if card.get(key)}
+        for card in document["decks"][0]["cards"]
+    }
+    assert flags == {
+        "q01": set(),
+        "q02": {"suspended", "leech"},
+        "q03": {"suspended"},
+        "q04": set(),
+    }
+    target = tmp_path / "progress.json"
+    target.write_text(json.dumps(document), encoding="utf-8")
+
+    other = tmp_path / "other-home"
+    monkeypatch.setenv("INFRACARDS_HOME", str(other))
+    fresh = open_store(other)
+    add_deck(fresh, sample_deck)
+    # Suspended here only: the import keeps it so.
+    set_card_suspended(fresh, card_id="q04", suspended=True, deck_id="sample")
+    capsys.readouterr()
+    assert main(["import", str(target)]) == 0
+    said = capsys.readouterr().out
+    assert "2 cards suspended; 1 card flagged as a leech." in said
+    assert main(["import", str(target), "--json"]) == 0  # again: nothing left to flag
+    again = json.loads(capsys.readouterr().out)
+    assert (again["cards_suspended"], again["leeches_flagged"]) == (0, 0)
+
+    def flags_here(card_id: str) -> tuple[bool, bool]:
+        suspended, leech, _buried = card_flags(
+            fresh, pk=lookup_card(fresh, card_id=card_id, deck_id="sample").pk
+        )
+        return suspended, leech
+
+    assert [flags_here(card) for card in ("q01", "q02", "q03", "q04")] == [
+        (False, False),
+        (True, True),
+        (True, False),
+        (True, False),
+    ]
+    fresh.dispose()
+
+
+@pytest.mark.parametrize("field", ["suspended", "leech"])
+def test_a_flag_that_is_not_true_or_false_is_refused_with_its_path(
+    engine: Engine, field: str
+) -> None:
+    document = {
+        "format": "infracards-progress/v1",
+        "decks": [{"id": "sample", "cards": [{"card_id": "q01", field: 1}], "reviews": []}],
+    }
+    with (
+        pytest.raises(ProgressError, match=rf"cards\[0\]\.{field}: expected true or false"),
+        transaction(engine) as session,
+    ):
+        import_document(session, document, source="x")
+    q01 = lookup_card(engine, card_id="q01", deck_id="sample")
+    assert card_flags(engine, pk=q01.pk) == (False, False, None)
 
 
 @pytest.mark.parametrize("fmt", ["json", "csv", "md"])

@@ -130,14 +130,24 @@ def run_import(args: argparse.Namespace) -> int:
                 "reviews_already_here": report.already_present,
                 "mock_sessions_added": report.mock_sessions,
                 "cards_rescheduled": report.cards_recomputed,
+                "cards_suspended": report.suspended,
+                "leeches_flagged": report.leeches,
             }
         )
         return 0
     mocks = f" and {plural(report.mock_sessions, 'mock interview')}" if report.mock_sessions else ""
+    leech = "flagged as a leech" if report.leeches == 1 else "flagged as leeches"
+    flags = [
+        f"{plural(count, 'card')} {what}"
+        for count, what in ((report.suspended, "suspended"), (report.leeches, leech))
+        if count
+    ]
     print(
         f"Imported {plural(report.added, 'review')}{mocks} into "
         f"{', '.join(map(echo, report.decks)) or 'no deck'} "
         f"({report.already_present} already here); "
-        f"{plural(report.cards_recomputed, 'card')} rescheduled."
+        f"{plural(report.cards_recomputed, 'card')} rescheduled"
+        + "".join(f"; {flag}" for flag in flags)
+        + "."
     )
     return 0

@@ -46,6 +46,7 @@ from infracards.store.progress import (
     store_replays,
     stored_time,
 )
+from infracards.store.queries import set_leech, set_suspended
 from infracards.store.reads import load_prefs
 from infracards.terminal_text import echo, json_safe, quoted, terminal_safe
 
@@ -187,8 +188,10 @@ def _card_entries(session: Session, deck_id: str) -> Iterator[dict[str, Any]]:
         interval,
         due,
         last,
+        suspended,
+        leech,
     ) in card_rows(session, deck_id=deck_id):
-        yield {
+        entry = {
             "card_id": card_id,
             "prompt": prompt,
             "tags": tags.split(),
@@ -202,6 +205,13 @@ def _card_entries(session: Session, deck_id: str) -> Iterator[dict[str, Any]]:
                 "last_review_at": _stored_time(last),
             },
         }
+        # Written only when set, as the other optional fields: a document without flags is
+        # the same as before they were exported.
+        if suspended:
+            entry["suspended"] = True
+        if leech:
+            entry["leech"] = True
+        yield entry
 
 
 def write_json(
@@ -305,6 +315,10 @@ class ImportReport:
     cards_recomputed: int
     mock_sessions: int = 0
     """Mock interviews added (one already here, by start time, is not added again)."""
+    suspended: int = 0
+    """Cards suspended here because the document has them suspended."""
+    leeches: int = 0
+    """Cards flagged as leeches here because the document has them flagged."""
 
 
 def _fail(where: str, problem: str) -> ProgressError:
@@ -318,7 +332,8 @@ def _field(mapping: Any, key: str, kind: type | tuple[type, ...], where: str) ->
     if isinstance(value, bool) and kind is not bool:
         raise _fail(f"{where}.{key}", "expected a number, got true/false")
     if not isinstance(value, kind):
-        raise _fail(f"{where}.{key}", f"expected {getattr(kind, '__name__', kind)}")
+        expected = "true or false" if kind is bool else getattr(kind, "__name__", kind)
+        raise _fail(f"{where}.{key}", f"expected {expected}")
     if isinstance(value, str) and not is_unicode(value):
         raise _fail(f"{where}.{key}", "is not valid text (it holds a lone surrogate, \\udXXX)")
     return value
@@ -385,7 +400,7 @@ def import_document(
     state recomputed by replaying its whole log in order, so two machines' histories combine.
     With ``only_deck``, the document's other decks are not read.
     """
-    added = present = mocks_added = 0
+    added = present = mocks_added = suspended = leeches = 0
     touched: set[int] = set()
     decks: list[str] = []
     ids = [
@@ -405,12 +420,17 @@ def import_document(
             )
         decks.append(deck_id)
         cards = card_keys(session, deck_id=deck_id)
+        to_suspend: list[int] = []
+        to_flag: list[int] = []
         for c_index, card in enumerate(_field(deck, "cards", list, where)):
-            card_id = _field(card, "card_id", str, f"{where}.cards[{c_index}]")
+            at = f"{where}.cards[{c_index}]"
+            card_id = _field(card, "card_id", str, at)
             if card_id not in cards:
-                raise _fail(
-                    f"{where}.cards[{c_index}]", f"no card {quoted(card_id)} in deck {deck_id}"
-                )
+                raise _fail(at, f"no card {quoted(card_id)} in deck {deck_id}")
+            if _optional(card, "suspended", bool, at):
+                to_suspend.append(cards[card_id])
+            if _optional(card, "leech", bool, at):
+                to_flag.append(cards[card_id])
         existing = logged_times(session, deck_id=deck_id)
         new_rows: list[ImportedReview] = []
         for r_index, entry in enumerate(_field(deck, "reviews", list, where)):
@@ -425,6 +445,10 @@ def import_document(
             add_reviews(session, new_rows)
             added += len(new_rows)
         mocks_added += _import_mocks(session, deck, deck_id=deck_id, cards=cards, where=where)
+        # Flags carry no time, so the document cannot tell whether one here is newer: an
+        # import adds the flags it holds and never clears one (it never unsuspends a card).
+        suspended += set_suspended(session, card_pks=to_suspend, suspended=True)
+        leeches += set_leech(session, card_pks=to_flag, leech=True)
     replay_cards(session, card_pks=touched)
     return ImportReport(
         decks=tuple(decks),
@@ -432,6 +456,8 @@ def import_document(
         already_present=present,
         cards_recomputed=len(touched),
         mock_sessions=mocks_added,
+        suspended=suspended,
+        leeches=leeches,
     )
 
 

@@ -63,7 +63,7 @@ _SET_REPLAYED_SQL = (
 )
 _CARDS_SQL = """
 SELECT c.card_id, c.prompt, c.tags, c.answer IS NULL, c.retired,
-       s.easiness_centi, s.repetitions, s.interval, s.due, s.last_review_at
+       s.easiness_centi, s.repetitions, s.interval, s.due, s.last_review_at, s.suspended, s.leech
 FROM card c JOIN cardstate s ON s.card = c.id
 WHERE c.deck_id = :deck ORDER BY c.position, c.id
 """

@@ -457,22 +457,29 @@ def undo_review(session: Session, *, review_id: int) -> int:
 
 
 _SET_FLAGS = (
-    "UPDATE cardstate SET {values} FROM json_each(:cards) AS j WHERE cardstate.card = j.value"
+    "UPDATE cardstate SET {values} FROM json_each(:cards) AS j"
+    " WHERE cardstate.card = j.value AND ({changed})"
 )
 
 
 def _set_flags(session: Session, card_pks: list[int], values: dict[str, object]) -> int:
-    sql = _SET_FLAGS.format(values=", ".join(f"{column} = :{column}" for column in values))
+    """Set columns of these cards' states; returns how many cards changed (rows that already
+    hold the values are not written)."""
+    sql = _SET_FLAGS.format(
+        values=", ".join(f"{column} = :{column}" for column in values),
+        changed=" OR ".join(f"{column} IS NOT :{column}" for column in values),
+    )
     params = {**values, "cards": json.dumps(card_pks)}
     return session.connection().execute(text(sql), params).rowcount
 
 
 def set_suspended(session: Session, *, card_pks: list[int], suspended: bool) -> int:
-    """Suspend (out of every queue and count) or unsuspend cards; returns how many matched."""
+    """Suspend (out of every queue and count) or unsuspend cards; returns how many changed."""
     return _set_flags(session, card_pks, {"suspended": int(suspended)})
 
 
 def set_leech(session: Session, *, card_pks: list[int], leech: bool) -> int:
+    """Flag cards as leeches or clear the flag; returns how many changed."""
     return _set_flags(session, card_pks, {"leech": int(leech)})
 
 
