@@ -19,7 +19,8 @@ import errno
 import hashlib
 import os
 import stat
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -31,6 +32,7 @@ MAX_DECK_BYTES = 512 << 20
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _O_NOCTTY = getattr(os, "O_NOCTTY", 0)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
@@ -99,6 +101,27 @@ def kind_of(mode: int) -> str:
 def reason(error: OSError) -> str:
     """An OSError's cause as the learner should read it."""
     return _REASONS.get(error.errno or 0, error.strerror or str(error))
+
+
+@contextlib.contextmanager
+def locked_file(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path``, waiting for a process that holds it. The file is
+    created (0600) and never deleted, so every process locks one inode; a symbolic link
+    planted in its place is refused (``ELOOP``), never followed. OSError is the caller's to
+    explain."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | _O_NOFOLLOW | _O_CLOEXEC, 0o600)
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+
+            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def read_regular_file(

@@ -106,3 +106,18 @@ def test_a_folder_without_write_permission_is_named(tmp_path: Path) -> None:
         assert_one_line_naming(cli(home, "config", "new-per-day", "5"), "read-only", "chmod u+w")
     finally:
         home.chmod(0o700)
+
+
+def test_a_symbolic_link_planted_as_the_store_lock_is_refused_not_followed(
+    tmp_path: Path,
+) -> None:
+    """The lock is opened for writing and created if absent: through a planted link that
+    would create (or lock, or hang on a FIFO) a file anywhere the learner can write."""
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    victim = tmp_path / "elsewhere"
+    (home / "infracards.lock").symlink_to(victim)
+    assert_one_line_naming(
+        cli(home, "status"), "symbolic link", f"remove {home / 'infracards.lock'}"
+    )
+    assert not victim.exists() and not (home / "infracards.db").exists()

@@ -11,20 +11,14 @@ import errno
 import json
 import os
 import stat
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 from infracards.card_text import is_unicode
 from infracards.errors import KeyFormatError, LicenseError
-from infracards.files import reason, write_atomically
+from infracards.files import locked_file, reason, write_atomically
 from infracards.seal.encoding import parse_json, show_value
 from infracards.seal.license_key import parse_license_key
-
-if sys.platform == "win32":
-    import msvcrt
-else:
-    import fcntl
 
 LICENSE_FORMAT = "infracards-license/v1"
 MAX_LICENSE_BYTES = 64 * 1024
@@ -200,19 +194,11 @@ def _writing_license(home: Path) -> Iterator[None]:
     """
     try:
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
-        # license.lock is never deleted, so every writer locks the same inode.
-        fd = os.open(home / "license.lock", os.O_RDWR | os.O_CREAT | _O_NOFOLLOW, 0o600)
-        try:
-            if sys.platform == "win32":
-                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
-            else:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+        with locked_file(home / "license.lock"):
             # Under the lock no writer is mid-write: any temp file is left by a killed one.
             for stale in home.glob(_TEMP_GLOB):
                 stale.unlink(missing_ok=True)
             yield
-        finally:
-            os.close(fd)
     except OSError as error:
         raise LicenseError(
             f"cannot write {license_path(home)}: {reason(error)}; it is unchanged"

@@ -15,14 +15,13 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
-import sys
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 from infracards.errors import StoreError
-from infracards.files import reason
+from infracards.files import locked_file, reason
 from infracards.paths import database_path
 
 if TYPE_CHECKING:
@@ -162,27 +161,23 @@ def _at_head(path: Path) -> bool:
 @contextmanager
 def _schema_lock(home: Path) -> Iterator[None]:
     """Hold ``home/infracards.lock`` while the store is created or migrated (waiting for
-    another process that holds it). The file is never deleted, so all lock one inode."""
-    try:
-        fd = os.open(home / "infracards.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError as error:
-        cause = cannot_write(database_path(home))
-        raise StoreError(
-            f"cannot create or upgrade the store in {home}: "
-            f"{cause or f'cannot create infracards.lock ({reason(error)})'}"
-        ) from None
-    try:
-        if sys.platform == "win32":
-            import msvcrt
-
-            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
-        else:
-            import fcntl
-
-            fcntl.flock(fd, fcntl.LOCK_EX)
+    another process that holds it)."""
+    lock = home / "infracards.lock"
+    with ExitStack() as held:
+        try:
+            held.enter_context(locked_file(lock))
+        except OSError as error:
+            cause = cannot_write(database_path(home))
+            planted = (
+                f"; remove {lock}, which nothing but infracards should create"
+                if error.errno == errno.ELOOP
+                else ""
+            )
+            raise StoreError(
+                f"cannot create or upgrade the store in {home}: "
+                f"{cause or f'cannot create infracards.lock ({reason(error)}){planted}'}"
+            ) from None
         yield
-    finally:
-        os.close(fd)
 
 
 def ensure_home(home: Path) -> None:
