@@ -693,6 +693,29 @@ async def test_card_history_shows_the_learners_local_time(
         time.tzset()
 
 
+async def test_the_card_history_fits_the_screen_its_labels_as_long_as_room_allows(
+    app: InfracardsApp,
+) -> None:
+    """At 60 columns "Interval after" was cut to "Interval af"; it is now "Interval" there."""
+
+    def fitted(table: DataTable) -> tuple[str, bool]:  # type: ignore[type-arg]
+        columns = list(table.columns.values())
+        needed = sum(column.get_render_width(table) for column in columns)
+        return str(columns[-1].label), needed <= table.scrollable_content_region.width
+
+    async with app.run_test(size=(120, 24)) as pilot:
+        await pilot.press("r", "space", "4", "q", "enter", "b", "enter")
+        await pilot.pause()
+        table = app.screen.query_one("#history-table", DataTable)
+        assert table.row_count == 1 and fitted(table) == ("Interval after", True)
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        assert table.row_count == 1 and fitted(table) == ("Interval", True)
+        await pilot.resize_terminal(100, 24)
+        await pilot.pause()
+        assert fitted(table) == ("Interval after", True)
+
+
 async def test_q_leaves_browse_as_it_leaves_every_other_screen(app: InfracardsApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("b")

@@ -18,6 +18,11 @@ def literal(text: str, *, one_line: bool = False, style: str = "") -> Text:
     return Text(terminal_safe(text, one_line=one_line), style=style)
 
 
+CELL_PADDING = 2
+"""A ``DataTable`` cell's padding, both sides together: tables that fit their columns to the
+screen count it."""
+
+
 def cell(text: str) -> str:
     """One line of deck or store text for a ``DataTable`` cell (which reads ``str`` as markup)."""
     return escape(terminal_safe(text, one_line=True))

@@ -36,7 +36,7 @@ from infracards.terminal_text import terminal_safe
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.screens.card import CardScreen
-from infracards.tui.text import literal, notice
+from infracards.tui.text import CELL_PADDING, literal, notice
 from infracards.tui.widgets.footer import KeysFooter
 
 PAGE_ROWS = 200
@@ -45,8 +45,6 @@ ANSWER_SEARCH_DELAY = 0.3
 MIN_PROMPT = 28
 """The prompt column gets whatever the others leave, at least this; they give way first."""
 TAGS_CELLS = 16
-CELL_PADDING = 2
-"""A DataTable cell's padding, both sides together."""
 SCROLLBAR = 2
 
 

@@ -12,14 +12,29 @@ from textual.widgets import DataTable, Header
 from infracards.errors import InfracardsError
 from infracards.records import CardRecord
 from infracards.services.cards import card_detail, card_flags, set_card_buried, set_card_suspended
-from infracards.services.formatting import key_points_heading, plural
+from infracards.services.formatting import cells, key_points_heading, plural
 from infracards.services.library import notation_page
 from infracards.services.settings import study_day_at
 from infracards.tui.context import AppContext, prepare
 from infracards.tui.messages import AnswersOpened
-from infracards.tui.text import notice
+from infracards.tui.text import CELL_PADDING, notice
 from infracards.tui.widgets.card_view import CardView
 from infracards.tui.widgets.footer import KeysFooter
+
+HISTORY_LABELS = ("Reviewed", "Study day", "Grade", "Drill", "Interval after")
+COMPACT_HISTORY_LABELS = (*HISTORY_LABELS[:-1], "Interval")
+"""For a table too narrow for the first labels: at 60 columns "Interval after" was cut."""
+HISTORY_GUTTER = 6
+"""The table's margins (2 + 2) and a vertical scrollbar's cells (a long history has one)."""
+
+
+def history_labels(rows: list[tuple[str, ...]], width: int) -> tuple[str, ...]:
+    """The history's column labels: the full ones where every column fits in ``width``."""
+    needed = sum(
+        max([cells(label), *(cells(row[i]) for row in rows)]) + CELL_PADDING
+        for i, label in enumerate(HISTORY_LABELS)
+    )
+    return HISTORY_LABELS if needed + HISTORY_GUTTER <= width else COMPACT_HISTORY_LABELS
 
 
 class CardScreen(Screen[None]):
@@ -49,6 +64,7 @@ class CardScreen(Screen[None]):
         self.flags: tuple[bool, bool, date | None] = (False, False, None)
         """(suspended, leech, buried on)."""
         self.today = study_day_at(context.engine, now=context.clock())
+        self.history_rows: list[tuple[str, ...]] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -57,10 +73,20 @@ class CardScreen(Screen[None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns(
-            "Reviewed", "Study day", "Grade", "Drill", "Interval after"
-        )
         self.call_after_refresh(self.show)  # the answer is laid out for the view's final width
+
+    def on_resize(self) -> None:
+        table = self.query_one(DataTable)
+        labels = history_labels(self.history_rows, self.size.width)
+        if [str(column.label) for column in table.columns.values()] != list(labels):
+            self.show_history()
+
+    def show_history(self) -> None:
+        """The review history, its labels as long as the screen's width allows."""
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        table.add_columns(*history_labels(self.history_rows, self.size.width))
+        table.add_rows(self.history_rows)
 
     def show(self) -> None:
         card, history = card_detail(self.context.engine, pk=self.card_pk)
@@ -93,16 +119,17 @@ class CardScreen(Screen[None]):
                 answer.key_points, keys="", checkable=0, title=key_points_heading(card.language)
             )
         self.call_after_refresh(self.refresh_bindings)  # `p` once the prompt's width is known
-        table = self.query_one(DataTable)
-        table.clear()
-        for entry in history:
-            table.add_row(
+        self.history_rows = [
+            (
                 entry.reviewed_at.astimezone().strftime("%Y-%m-%d %H:%M"),  # the learner's
                 entry.study_day.isoformat(),
                 str(entry.grade),
                 "yes" if entry.drill else "",
                 f"{entry.interval_after}d",
             )
+            for entry in history
+        ]
+        self.show_history()
         self.sub_title = f"{notice(card.deck_id)} · {plural(len(history), 'review')}"
 
     @property

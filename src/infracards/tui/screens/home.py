@@ -25,15 +25,13 @@ from infracards.services.settings import study_prefs
 from infracards.terminal_text import terminal_safe
 from infracards.tui.context import AppContext
 from infracards.tui.messages import AnswersOpened
-from infracards.tui.text import literal, notice
+from infracards.tui.text import CELL_PADDING, literal, notice
 from infracards.tui.widgets.footer import KeysFooter
 
 ROOMY_LABELS = ("Cards", "New today", "Due today", "Answers", "Reviewed today")
 COMPACT_LABELS = ("Cards", "New", "Due", "Answers", "Reviewed")
 """The same columns (all of today), for a table too narrow for the first labels and the deck
 titles."""
-CELL_PADDING = 2
-"""A DataTable cell's padding, both sides together."""
 MIN_TITLE = 12
 
 
