@@ -47,6 +47,10 @@ def test_a_valid_deck_loads(sample_deck: Path) -> None:
     [
         (
             HEADER + "cards:\n  - id: q01\n    prompt: [a\n",
+            r":8: this '\[' is never closed \(the file ends first\)",
+        ),
+        (
+            HEADER + "cards:\n  - id: q01\n    prompt: [a\n    answer: y\n",
             r":8: this '\[' is never closed \(by line 9: (did not find )?expected ',' or '\]'\)",
         ),
         (
@@ -229,6 +233,19 @@ def test_an_unclosed_bracket_is_named_where_it_opens(tmp_path: Path) -> None:
     assert re.search(r"deck\.yaml:13: this '\[' is never closed", message), message
     message = error_for(tmp_path, HEADER + "cards:\n  - {id: q01, prompt: x\n")
     assert re.search(r"deck\.yaml:7: this '\{' is never closed", message), message
+
+
+@pytest.mark.parametrize("end", ["\n", "", "\n\n  \n"])
+def test_a_file_that_ends_too_early_is_named_on_its_last_line_of_text(
+    tmp_path: Path, end: str
+) -> None:
+    """Not on the line after the end of the file, where the parser gave up (a truncated
+    download or a half-saved file)."""
+    header = len(HEADER.splitlines())
+    message = error_for(tmp_path, HEADER + "cards: [" + end)
+    assert f"deck.yaml:{header + 1}: the file ends inside a '[' or '{{'" in message, message
+    message = error_for(tmp_path, HEADER + 'cards:\n  - id: q01\n    prompt: "二' + end)
+    assert f"deck.yaml:{header + 3}: this quote is never closed (the file ends first)" in message
 
 
 def test_every_problem_is_reported_up_to_a_limit(tmp_path: Path) -> None:

@@ -180,7 +180,7 @@ def compose_yaml(data: bytes, *, path: Path, deck: _DeckReader | None = None) ->
     try:
         return _Composer(path, _event_source(data), deck=deck).document()
     except yaml.MarkedYAMLError as error:
-        raise _syntax_error(error, path) from None
+        raise _syntax_error(error, path, data) from None
     except yaml.reader.ReaderError as error:
         raise _reader_error(data, error, path) from None
     except yaml.YAMLError as error:
@@ -193,11 +193,16 @@ _UNCLOSED = {
     "while scanning a quoted scalar": "this quote is never closed",
 }
 """Parser contexts that begin where the learner must look: the bracket or quote that opens."""
+_ENDS_OPEN = {
+    "while parsing a flow node": "the file ends inside a '[' or '{' that is never closed",
+}
+"""Parser contexts of a file that ends too early, where the opening line is not known."""
 
 
-def _syntax_error(error: yaml.MarkedYAMLError, path: Path) -> DeckError:
+def _syntax_error(error: yaml.MarkedYAMLError, path: Path, data: bytes) -> DeckError:
     """Where the parser gave up (the end of the file, for an unclosed bracket) is rarely
-    where the mistake is: an unclosed bracket or quote is named on the line that opens it."""
+    where the mistake is: an unclosed bracket or quote is named on the line that opens it,
+    and a file that ends too early on its last line of text, never on a line after the end."""
     mark = error.problem_mark or error.context_mark
     line = mark.line + 1 if mark else 1
     problem = error.problem or error.context or "not valid YAML"
@@ -205,10 +210,20 @@ def _syntax_error(error: yaml.MarkedYAMLError, path: Path) -> DeckError:
         # libyaml 0.2.6+ (PyYAML 6.0.4) refuses deep nesting in its scanner, before the
         # composer sees the events: the learner gets the same message either way.
         return DeckError(f"{echo(path)}:{line}: {_TOO_DEEP}")
+    lines = data.decode("utf-8", "replace").splitlines()  # marks count characters
+    at_end = mark is not None and (
+        mark.line >= len(lines) or (mark.line == len(lines) - 1 and mark.column >= len(lines[-1]))
+    )
     unclosed = _UNCLOSED.get(error.context or "")
     if unclosed is not None and error.context_mark is not None:
         opened = error.context_mark.line + 1
-        return DeckError(f"{echo(path)}:{opened}: {unclosed} (by line {line}: {echo(problem)})")
+        by = "the file ends first" if at_end else f"by line {line}: {echo(problem)}"
+        return DeckError(f"{echo(path)}:{opened}: {unclosed} ({by})")
+    if at_end:
+        # libyaml names no opening line for a '[' or '{' left open before any item.
+        last = next((n for n in range(len(lines), 0, -1) if lines[n - 1].strip()), 1)
+        ends = _ENDS_OPEN.get(error.context or "", f"the file ends too early ({echo(problem)})")
+        return DeckError(f"{echo(path)}:{last}: {ends}")
     return DeckError(f"{echo(path)}:{line}: {echo(problem)}")
 
 
