@@ -76,6 +76,8 @@ def test_the_plan_counts_sealed_cards_as_the_review_shows_them(
     [
         (("config", "interview-date", "2026-13-01"), "interview-date must be a date as YYYY-MM-DD"),
         (("config", "leech-threshold", "0"), "leech-threshold must be a whole number from 1"),
+        (("config", "new-per-day", "²"), "new-per-day must be a whole number from 0 to 9999"),
+        (("config", "rollover-hour", "٣"), "rollover-hour must be a whole number from 0 to 23"),
         (("config", "max-reviews-per-day", "many"), "from 0 to 99999, or none"),
         (("plan",), "no interview date: set one with `infracards config interview-date"),
         (("suspend", "q99"), "no card 'q99'; module03 has q01 … q33"),

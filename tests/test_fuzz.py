@@ -15,8 +15,11 @@ from hypothesis import strategies as st
 from infracards.deck import parse_deck
 from infracards.errors import DeckError, InfracardsError, ProgressError
 from infracards.paths import builtin_deck_path
+from infracards.records import StudyPrefs
 from infracards.seal import parse_license_key
 from infracards.services.export import parse_document
+from infracards.services.settings import settings_text, validate_setting
+from infracards.setting_names import SETTING_NAMES
 
 REAL_DECK = builtin_deck_path().read_bytes()[:40_000]
 YAML_PIECES = [
@@ -108,6 +111,19 @@ def test_any_typed_card_key_is_accepted_or_explained(typed: str) -> None:
         parse_license_key(typed)
     except InfracardsError as error:
         assert "card key" in str(error)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(SETTING_NAMES), st.text(max_size=12))
+def test_any_typed_setting_value_is_stored_or_explained(key: str, typed: str) -> None:
+    """`config KEY VALUE` with any text: stored as what the store reads back, or refused
+    with an error (a digit that int() does not take, such as "²", was a traceback)."""
+    try:
+        stored = validate_setting(key, typed)
+    except InfracardsError:
+        return
+    prefs = StudyPrefs.from_settings({key: stored})  # reads back without a SettingError
+    assert settings_text(prefs)[key] == stored
 
 
 CLI_WORDS = [

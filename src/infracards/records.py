@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from infracards.errors import SettingError
 from infracards.scheduler import SM2State
-from infracards.setting_names import EXTRA_NEW_KEY, OR_NONE, PREF_KEYS, WHOLE_NUMBER_LIMITS
+from infracards.setting_names import EXTRA_NEW_KEY, OR_NONE, PREF_KEYS, whole_number
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,10 +208,10 @@ class StudyPrefs:
                 return default
             if value == NO_LIMIT and key in OR_NONE:
                 return None
-            low, high = WHOLE_NUMBER_LIMITS[key]
-            if not (value.isascii() and value.isdigit() and low <= int(value) <= high):
+            number = whole_number(key, value)
+            if number is None:
                 raise SettingError(key, value, NO_LIMIT if default is None else default)
-            return int(value)
+            return number
 
         def interview() -> date | None:
             key = PREF_KEYS["interview_date"]

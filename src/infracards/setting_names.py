@@ -28,6 +28,18 @@ WHOLE_NUMBER_LIMITS = {
     "mock-minutes": (1, 60),
 }
 """The settings that take a whole number, and its range (both ends included)."""
+
+
+def whole_number(key: str, text: str) -> int | None:
+    """``text`` as the whole-number setting ``key`` takes: ASCII digits within its range, or
+    None. ``config`` checks what is typed with it, and the records what is stored."""
+    low, high = WHOLE_NUMBER_LIMITS[key]
+    if not (text.isascii() and text.isdigit()):
+        return None  # "²" and "٣" are digits to str.isdigit, and not to int()
+    number = int(text)
+    return number if low <= number <= high else None
+
+
 OR_NONE = frozenset({"max-reviews-per-day", "interview-date"})
 """Settings that `none` switches off."""
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from infracards.errors import InfracardsError
 from infracards.records import NO_LIMIT, StudyPrefs
 from infracards.scheduler import study_day
-from infracards.setting_names import EXTRA_NEW_KEY, OR_NONE, WHOLE_NUMBER_LIMITS
+from infracards.setting_names import EXTRA_NEW_KEY, OR_NONE, WHOLE_NUMBER_LIMITS, whole_number
 from infracards.store.file import reading, writing
 from infracards.store.reads import load_prefs, load_setting, save_setting
 
@@ -50,11 +50,12 @@ def validate_setting(key: str, value: str) -> str:
             raise InfracardsError(
                 "interview-date must be a date as YYYY-MM-DD (e.g. 2026-12-20), or none"
             ) from None
-    low, high = WHOLE_NUMBER_LIMITS[key]
-    if not value.isdigit() or not low <= int(value) <= high:
+    number = whole_number(key, value)
+    if number is None:
+        low, high = WHOLE_NUMBER_LIMITS[key]
         extra = ", or none" if key in OR_NONE else ""
         raise InfracardsError(f"{key} must be a whole number from {low} to {high}{extra}")
-    return str(int(value))
+    return str(number)
 
 
 def change_setting(store: Store, *, key: str, value: str) -> None:
@@ -75,7 +76,11 @@ def setting_value(text: str) -> int | bool | str | None:
 
 def current_settings(store: Store) -> dict[str, str]:
     """Every study setting as `infracards config` prints it."""
-    prefs = study_prefs(store)
+    return settings_text(study_prefs(store))
+
+
+def settings_text(prefs: StudyPrefs) -> dict[str, str]:
+    """Every study setting of ``prefs`` as `infracards config` prints (and stores) it."""
     cap = prefs.max_reviews_per_day
     return {
         "new-per-day": str(prefs.new_per_day),
