@@ -269,7 +269,9 @@ def test_cli_export_to_file_and_import(capsys: pytest.CaptureFixture[str], tmp_p
     assert main(["import", str(target), "--deck", "nope"]) == 1
     assert "no progress for deck 'nope' (it has module03)" in capsys.readouterr().err
     assert main(["import", str(tmp_path / "missing.json")]) == 1
+    capsys.readouterr()
     assert main(["export", "--since", "yesterday"]) == 2
+    assert "--since: 'yesterday' is not a date as YYYY-MM-DD" in capsys.readouterr().err
 
 
 def test_one_deck_of_a_file_can_be_imported_alone(

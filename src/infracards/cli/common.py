@@ -14,6 +14,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
+from datetime import date
 from functools import partial
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -151,6 +152,16 @@ def text_argument(value: str) -> str:
         f"{quoted(value)} is not valid UTF-8: {what} (the terminal is fine; these bytes came "
         "from the shell, a script or a pasted file name); type it again as plain text"
     )
+
+
+def day_argument(value: str) -> date:
+    """A study day typed as YYYY-MM-DD (argparse would say "invalid fromisoformat value")."""
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{quoted(value)} is not a date as YYYY-MM-DD (e.g. 2026-12-20)"
+        ) from None
 
 
 BYTE_ORDER_MARK = "\ufeff"

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import date
 from typing import IO, TYPE_CHECKING
 
-from infracards.cli.common import open_home, open_reader, path_argument, print_json, text_argument
+from infracards.cli.common import (
+    day_argument,
+    open_home,
+    open_reader,
+    path_argument,
+    print_json,
+    text_argument,
+)
 from infracards.terminal_text import echo
 
 if TYPE_CHECKING:
@@ -40,7 +46,7 @@ def register(commands: Commands) -> None:
     export.add_argument("--deck", type=text_argument, help="only this deck")
     export.add_argument(
         "--since",
-        type=date.fromisoformat,
+        type=day_argument,
         metavar="YYYY-MM-DD",
         help="reviews from this study day on",
     )
