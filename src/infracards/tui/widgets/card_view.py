@@ -148,15 +148,26 @@ def _highlighted(line: Strip, span: tuple[int, int], style: Style) -> Strip:
 
 
 class PromptLine(Static):
-    """The card's prompt; a click shows it whole, or one line again."""
+    """The card's prompt; a click shows it whole, or one line again.
+
+    Collapsed by setting its own two styles, not by a class: a class change restyles the
+    line through the stylesheet (~1 ms here), on every card and every reveal."""
+
+    collapsed = False
 
     def on_click(self) -> None:
-        self.collapse(not self.has_class("collapsed"))
+        self.collapse(not self.collapsed)
 
     def collapse(self, collapsed: bool) -> None:
         """One line, cut with an ellipsis, or (False) the whole prompt."""
-        if collapsed != self.has_class("collapsed"):
-            self.set_class(collapsed, "collapsed")
+        if collapsed != self.collapsed:
+            self.collapsed = collapsed
+            if collapsed:
+                self.styles.text_wrap = "nowrap"
+                self.styles.text_overflow = "ellipsis"
+            else:  # back to the stylesheet's
+                self.styles.clear_rule("text_wrap")
+                self.styles.clear_rule("text_overflow")
             self.refresh(layout=True)  # the height follows the wrapping, which CSS alone keeps
 
 
@@ -189,7 +200,7 @@ class CardView(Vertical):
 
     @property
     def prompt_collapsed(self) -> bool:
-        return self.query_one(PromptLine).has_class("collapsed")
+        return self.query_one(PromptLine).collapsed
 
     @property
     def prompt_is_long(self) -> bool:

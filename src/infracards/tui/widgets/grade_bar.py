@@ -119,9 +119,10 @@ class GradeBar(Horizontal):
             button.tooltip = f"{quality}: {GRADE_MEANINGS[quality]}"
 
     def suggest(self, quality: int | None) -> None:
-        """Mark the suggested grade (★); only the buttons that change are labelled again."""
+        """Mark the suggested grade (★); only the buttons that change are labelled again, and
+        none while the bar is hidden (``show_intervals`` labels them all when it is shown)."""
         previous, self.suggested = self.suggested, quality
-        if self.outcomes is None or previous == quality:
+        if self.outcomes is None or previous == quality or not self.display:
             return
         for changed in (previous, quality):
             if changed is not None:
