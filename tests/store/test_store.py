@@ -306,6 +306,38 @@ def test_new_today_is_what_the_review_will_show(
     assert after[0] == max(0, min(prefs.new_per_day - 2, expected_first - 2))
 
 
+def test_each_decks_counts_of_today_are_its_own_with_one_deck_or_two_studied(
+    engine: Engine, today: date, now: datetime, tmp_path: Path
+) -> None:
+    """One deck studied today is counted without the join to each review's deck; two are
+    counted with it. Either way each deck's new-today and due-today are its own."""
+    from tests.test_cli import ONE_CARD_EN
+
+    second = tmp_path / "one.yaml"
+    second.write_text(ONE_CARD_EN, encoding="utf-8")
+    add_deck(engine, second)
+    prefs = StudyPrefs(new_per_day=3, max_reviews_per_day=5)
+
+    def today_counts() -> dict[str, tuple[int, int, int]]:
+        with transaction(engine) as session:
+            return {
+                s.deck_id: (s.new_today, s.reviews_today, s.due_today)
+                for s in deck_summaries(session, today=today, prefs=prefs)
+            }
+
+    before = today_counts()
+    grade(engine, "q01", 5, today=today, now=now)  # sample: one new card introduced
+    grade(engine, "q02", 2, today=today, now=now + timedelta(minutes=1))
+    grade(engine, "q02", 4, today=today, now=now + timedelta(minutes=2), drill=True)
+    one_deck = today_counts()
+    assert one_deck["sample"] == (before["sample"][0] - 2, 3, before["sample"][2])
+    assert one_deck["one"] == before["one"]
+    grade_by_id(engine, "c2", 4, now=now + timedelta(minutes=3), today=today, deck_id="one")
+    two_decks = today_counts()
+    assert two_decks["sample"] == one_deck["sample"]
+    assert two_decks["one"] == (before["one"][0] - 1, 1, before["one"][2])
+
+
 def test_builtin_deck_loads_once_and_leaves_a_user_copy_alone(
     engine: Engine, tmp_path: Path
 ) -> None:
