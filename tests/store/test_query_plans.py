@@ -130,7 +130,12 @@ def test_counts_read_only_running_counts(
 
 
 def test_todays_log_is_a_range_of_the_study_day_index(db: sqlite3.Connection) -> None:
-    for statement in (queries._TODAYS_LOG, queries._TODAYS_LOG_ONE_DECK):
+    for statement in (
+        queries._TODAYS_LOG,
+        queries._TODAYS_LOG_ONE_DECK,
+        reads._INTRODUCED_ON,
+        reads._INTRODUCED_IN_ONE_DECK,
+    ):
         steps = plan(db, statement)
         assert any("ix_review_study_day (study_day=?)" in step for step in steps), steps
         assert not any(step.startswith("SCAN") for step in steps), steps

@@ -275,17 +275,17 @@ _TODAYS_REVIEWS = text(
     "SELECT coalesce(sum(reviews), 0), coalesce(sum(reviews) FILTER (WHERE deck_id = :deck), 0)"
     " FROM daycount WHERE study_day = :today"
 )
-_TODAYS_LOG = text(
-    """
+# Plain SQL, read as plain tuples from the sqlite3 cursor: a day holds thousands of reviews,
+# and SQLAlchemy's rows cost as much again as fetching them (2.2 ms for 3,300).
+_TODAYS_LOG = """
 SELECT r.card, r.grade, r.drill, r.due_before IS NULL FROM review r
 JOIN cardstate s ON s.card = r.card
 WHERE r.study_day = :today AND s.deck_id = :deck AND r.practice IS NULL
 ORDER BY r.reviewed_at, r.id
 """
-)
 # When every review of the day is this deck's (one deck, or one studied today), the join that
 # finds the deck's reviews (half of the ~4 ms for 4,000 reviews) can go.
-_TODAYS_LOG_ONE_DECK = text(
+_TODAYS_LOG_ONE_DECK = (
     "SELECT card, grade, drill, due_before IS NULL FROM review WHERE study_day = :today"
     " AND practice IS NULL ORDER BY reviewed_at, id"
 )
@@ -344,7 +344,7 @@ def build_queue(
     day_total, deck_today = connection.execute(_TODAYS_REVIEWS, params).one()
     log = _TODAYS_LOG_ONE_DECK if deck_today == day_total else _TODAYS_LOG
     for card, grade, drill, first_time in (
-        connection.execute(log, params).all() if deck_today else ()
+        session_connection(session).execute(log, params).fetchall() if deck_today else ()
     ):
         last_grade[card] = grade
         if not drill and first_time:
