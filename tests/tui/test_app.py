@@ -343,7 +343,15 @@ async def test_the_grade_bar_has_its_buttons_ready_before_the_first_reveal(
         await pilot.press("r")
         await pilot.pause()
         bar = app.screen.query_one(GradeBar)
-        assert not bar.display and len(bar.query(Button)) == 6
+        assert not bar.visible and len(bar.query(Button)) == 6
+        body = app.screen.query_one("#card-body")
+        question = body.region
+        await pilot.press("space")
+        await pilot.pause()
+        assert bar.visible and body.region == question  # the answer does not move the card
+        await pilot.press("4")
+        await pilot.pause()
+        assert not bar.visible and body.region == question
 
 
 async def test_start_up_objects_stay_out_of_full_collections_while_the_app_runs(

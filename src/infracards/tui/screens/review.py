@@ -192,7 +192,7 @@ class ReviewScreen(Screen[None]):
             card_id=card.card_id, tags=card.tags, prompt=card.prompt, caption=caption
         )
         bar = self.query_one(GradeBar)
-        bar.display = False
+        bar.visible = False
         bar.suggest(None)
         self.revealed = False
         self.can_undo = self.review.can_undo
@@ -238,7 +238,7 @@ class ReviewScreen(Screen[None]):
         view.reveal(prepared.rendered, notice=prepared.notice)
         bar = self.query_one(GradeBar)
         bar.show_intervals(self.review.intervals(), drill=not self.review.changes_schedule)
-        bar.display = True
+        bar.visible = True
         self.revealed = True
         self.show_checklist()
 
