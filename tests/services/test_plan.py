@@ -6,6 +6,8 @@ import math
 from datetime import date, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import Engine
 
 from infracards.errors import InfracardsError
@@ -112,3 +114,31 @@ def test_accepting_the_plan_sets_new_per_day(engine: Engine, now: datetime, toda
     assert study_prefs(engine).interview_date is None
     with pytest.raises(InfracardsError, match="YYYY-MM-DD"):
         set_interview_date(engine, "20 December")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(st.dates(max_value=date(30, 12, 31)), st.dates()),  # the first years, and any
+    st.dates(min_value=date(2000, 1, 1), max_value=date(2100, 12, 31)),
+    st.integers(min_value=1, max_value=10),
+)
+def test_a_plan_exists_for_any_interview_date_the_calendar_has(
+    interview: date, today: date, reviews_each: int
+) -> None:
+    """0001-01-01 to 9999-12-31: a date in the calendar's first years has no day ten reviews
+    before it, and was an OverflowError in status, plan and Home."""
+    plan = make_plan(today=today, interview=interview, new_cards=33, reviews_each=reviews_each)
+    assert plan.last_start <= interview
+    if interview < today:
+        assert plan.new_per_day is None  # too late, and said so
+
+
+@pytest.mark.parametrize("day", ["0001-01-01", "0001-02-15", "9999-12-31"])
+def test_readiness_at_the_ends_of_the_calendar(
+    engine: Engine, now: datetime, today: date, day: str
+) -> None:
+    grade_by_id(engine, "q01", 4, now=now, today=today)
+    set_interview_date(engine, day)
+    deck = readiness(engine, deck_id="sample", now=now)
+    assert deck is not None and deck.interview == date.fromisoformat(day)
+    assert (deck.plan.new_per_day is None) == (deck.interview < today)

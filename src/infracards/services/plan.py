@@ -132,7 +132,12 @@ def reviews_span(reviews: int) -> int:
 
 
 def make_plan(*, today: date, interview: date, new_cards: int, reviews_each: int) -> Plan:
-    last_start = interview - timedelta(days=1 + reviews_span(reviews_each))
+    lead = 1 + reviews_span(reviews_each)
+    # An interview date in the first years of the calendar (typed, or hand-edited) has no
+    # day that far before it: the plan is simply too late, never an OverflowError.
+    last_start = (
+        interview - timedelta(days=lead) if (interview - date.min).days >= lead else date.min
+    )
     return Plan(new_cards, reviews_each, last_start, (last_start - today).days + 1)
 
 
