@@ -273,7 +273,7 @@ async def test_the_practice_screens_draw_stored_text_escaped(home: Path) -> None
     from infracards.services.library import notation_page
     from infracards.services.practice import practice_options
     from infracards.services.settings import local_now
-    from infracards.tui.app import InfracardsApp
+    from infracards.tui.app import InfracardsApp, MockOptions
     from infracards.tui.dialogs.practice import PracticeMenu
     from infracards.tui.screens.calculator import open_calculator
     from infracards.tui.screens.mock import open_mock_screen
@@ -308,7 +308,7 @@ async def test_the_practice_screens_draw_stored_text_escaped(home: Path) -> None
         app.pop_screen()
         card = lookup_card(engine, card_id="q01", deck_id="module03")
         open_calculator(app.screen, context, card, answer_shown=False)
-        mock = open_mock_screen(context, deck_id="module03", questions=1, topic=card.topic)
+        mock = open_mock_screen(context, MockOptions("module03", questions=1, topic=card.topic))
         await app.push_screen(mock)
         await pilot.pause(0.3)
         mock.notify = app.notify  # type: ignore[method-assign]

@@ -170,6 +170,17 @@ NO_LIMIT = "none"
 
 
 @dataclass(frozen=True, slots=True)
+class MockOptions:
+    """A mock interview to open: `infracards mock` checks one and starts the app with it, and
+    the app's `m` opens one with the defaults."""
+
+    deck_id: str
+    questions: int | None = None
+    minutes: int | None = None
+    topic: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class StudyPrefs:
     """Study settings; stored in the ``setting`` table as the strings `infracards config` takes."""
 

@@ -35,8 +35,8 @@ if TYPE_CHECKING:
 
     from sqlalchemy import Engine
 
+    from infracards.records import MockOptions
     from infracards.store.file import StoreFile
-    from infracards.tui.app import MockOptions
 
     Commands: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
     """What ``add_subparsers()`` returns: each group's ``register`` adds its commands to it."""

@@ -55,15 +55,12 @@ def register(commands: Commands) -> None:
 
 
 def run_mock(args: argparse.Namespace) -> int:
+    from infracards.records import MockOptions
     from infracards.services.mock import check_options
-    from infracards.tui.app import MockOptions
 
     engine = open_home()
-    deck = args.deck or DEFAULT_DECK
-    check_options(
-        engine, deck_id=deck, questions=args.questions, minutes=args.minutes, topic=args.topic
-    )
-    options = MockOptions(deck, args.questions, args.minutes, args.topic)
+    options = MockOptions(args.deck or DEFAULT_DECK, args.questions, args.minutes, args.topic)
+    check_options(engine, options)
     return launch_app(engine, start_review=None, start_mock=options)
 
 

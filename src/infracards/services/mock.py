@@ -26,7 +26,7 @@ from datetime import date, datetime
 from sqlalchemy import Engine
 
 from infracards.errors import InfracardsError
-from infracards.records import CardRecord, StudyPrefs
+from infracards.records import CardRecord, MockOptions, StudyPrefs
 from infracards.scheduler import study_day
 from infracards.services.answers import AnswerBook
 from infracards.services.keypoints import KeyPointCheck, open_check
@@ -323,26 +323,21 @@ class MockInterview:
         self.shown_at = self.timer()
 
 
-def check_options(
-    engine: Engine,
-    *,
-    deck_id: str,
-    questions: int | None = None,
-    minutes: int | None = None,
-    topic: str | None = None,
-) -> None:
+def check_options(engine: Engine, options: MockOptions) -> None:
     """What `infracards mock` checks before opening the app: one message for each mistake."""
+    deck_id = options.deck_id
     require_deck(engine, deck_id)
-    if questions is not None and not 1 <= questions <= MAX_QUESTIONS:
+    if options.questions is not None and not 1 <= options.questions <= MAX_QUESTIONS:
         raise InfracardsError(f"--questions must be from 1 to {MAX_QUESTIONS}")
-    if minutes is not None and not 1 <= minutes <= 60:
+    if options.minutes is not None and not 1 <= options.minutes <= 60:
         raise InfracardsError("--minutes must be from 1 to 60")
-    if topic is not None:
+    if options.topic is not None:
         with transaction(engine) as session:
             known = deck_topics(session, deck_id=deck_id)
-        if topic not in known:
+        if options.topic not in known:
             raise InfracardsError(
-                f"deck {deck_id} has no topic {topic!r}; topics: {', '.join(known) or 'none'}"
+                f"deck {deck_id} has no topic {options.topic!r};"
+                f" topics: {', '.join(known) or 'none'}"
             )
 
 

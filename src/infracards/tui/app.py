@@ -7,7 +7,6 @@ import gc
 import signal
 from collections.abc import Iterable
 from contextlib import suppress
-from dataclasses import dataclass
 from datetime import date
 from functools import partial
 from typing import TYPE_CHECKING
@@ -18,6 +17,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from infracards.errors import InfracardsError
+from infracards.records import MockOptions
 from infracards.seal import license_path
 from infracards.services.settings import save_theme, saved_theme
 from infracards.tui.context import AppContext
@@ -35,16 +35,6 @@ if TYPE_CHECKING:
 # the first card is drawn sooner without them.
 
 DEFAULT_DECK = "module03"
-
-
-@dataclass(frozen=True, slots=True)
-class MockOptions:
-    """A mock interview to open (`infracards mock` starts the app with one)."""
-
-    deck_id: str
-    questions: int | None = None
-    minutes: int | None = None
-    topic: str | None = None
 
 
 def settle_startup_memory() -> None:
@@ -196,13 +186,7 @@ class InfracardsApp(App[None]):
         if self._back_to(MockScreen):
             return
         try:
-            screen = open_mock_screen(
-                self.context,
-                deck_id=options.deck_id,
-                questions=options.questions,
-                minutes=options.minutes,
-                topic=options.topic,
-            )
+            screen = open_mock_screen(self.context, options)
         except InfracardsError as error:
             self.notify(notice(str(error)), severity="warning", timeout=6, markup=False)
             return

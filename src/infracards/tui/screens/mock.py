@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Static, TextArea
 
 from infracards.errors import InfracardsError
-from infracards.records import CardRecord
+from infracards.records import CardRecord, MockOptions
 from infracards.services.formatting import clock_text, key_points_heading, mock_report_text
 from infracards.services.keypoints import POINT_KEYS, RECOGNISED_KEY
 from infracards.services.mock import (
@@ -53,27 +53,20 @@ def clock_line(*, number: int, total: int, topic: str, left: float, limit: int) 
     )
 
 
-def open_mock_screen(
-    context: AppContext,
-    *,
-    deck_id: str,
-    questions: int | None = None,
-    minutes: int | None = None,
-    topic: str | None = None,
-) -> MockScreen:
+def open_mock_screen(context: AppContext, options: MockOptions) -> MockScreen:
     """A mock interview of a deck with its questions drawn (``InfracardsError`` if it has none
     to ask). Drawn before the screen is pushed: it opens with its first question, and the
     footer composes the keys that question offers, in its first frame.
     """
     mock = MockInterview(
         context.engine,
-        deck_id=deck_id,
+        deck_id=options.deck_id,
         clock=context.clock,
         timer=context.timer,
         answers=context.answers,
-        questions=questions or DEFAULT_QUESTIONS,
-        minutes=minutes,
-        topic=topic,
+        questions=options.questions or DEFAULT_QUESTIONS,
+        minutes=options.minutes,
+        topic=options.topic,
     )
     mock.start()
     return MockScreen(context, mock)
