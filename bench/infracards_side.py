@@ -427,6 +427,8 @@ class MockTimes:
     first_frame: list[float]
     settled: list[float]
     tick: list[float]
+    unprepared_first_frame: list[float]
+    unprepared_settled: list[float]
     empty_first_frame: list[float]
     empty_settled: list[float]
 
@@ -435,12 +437,16 @@ def mock_in_app(home: Path, runs: int) -> MockTimes:
     """The mock-interview screen in the real app on the bench deck, and for scale a screen
     that shows one Static:
 
-    - open → first frame: ``open_mock`` called (the draw included) → the first frame laid out
-      and drawn, the one the learner sees (Textual draws a new screen as it resumes);
-    - open → settled: → the end of the next refresh, when nothing is left to draw. Textual
-      paces a new screen's refreshes at 60 Hz from its first frame, so this adds up to one
-      frame even where the first frame was already complete;
-    - tick: a key point ticked → the end of the refresh that shows it.
+    - `m` on Home → first frame: what `m` calls (the app's ``action_mock``), once Home has
+      made the interview ready, as it does while it waits for a key (``MockReserve``: the
+      draw and the screen's composing, done ahead) → the first frame laid out and drawn, the
+      one the learner sees (Textual draws a new screen as it resumes);
+    - → settled: → the end of the next refresh, when nothing is left to draw. Textual paces a
+      new screen's refreshes at 60 Hz from its first frame, so this adds up to one frame even
+      where the first frame was already complete;
+    - tick: a key point ticked → the end of the refresh that shows it;
+    - unprepared: options other than `m`'s (5 questions asked for), so nothing was made
+      ready: drawn and composed when asked for, as `infracards mock` with options does.
 
     The bench deck has no key points, so each card gets five first (in the card table only:
     answers and schedules stay as the other workloads left them)."""
@@ -481,26 +487,56 @@ def mock_in_app(home: Path, runs: int) -> MockTimes:
         await drawn.wait()
         return time.perf_counter() - started
 
-    async def once() -> tuple[float, float, float, float, float]:
+    async def home_ready(app: InfracardsApp) -> None:
+        """Home shown, and its mock interview made ready (a learner takes longer to press m)."""
+        for _ in range(400):
+            await asyncio.sleep(0.005)
+            reserve = app.mock_reserve
+            ready = reserve.ready if reserve is not None else None
+            if ready is not None and ready.screen.is_mounted:
+                await asyncio.sleep(0.05)
+                return
+        raise RuntimeError("Home made no mock interview ready within 2 s")
+
+    async def end_mock(app: InfracardsApp) -> None:
+        """Back to Home, with nothing answered (so nothing is stored)."""
+        await app.run_action("screen.leave")
+        await home_ready(app)
+
+    async def once() -> tuple[float, ...]:
         app = InfracardsApp(context)
         async with app.run_test(headless=True, size=(100, 32)) as pilot:
-            await pilot.pause()
+            await home_ready(app)
+            reserve = app.mock_reserve
+            prepared = reserve.ready.screen if reserve is not None and reserve.ready else None
             started = time.perf_counter()
-            app.open_mock(MockOptions(DECK_ID, questions=5))
+            app.action_mock()
             first, settled = await first_and_settled(app, started)
+            screen = app.screen
+            assert isinstance(screen, MockScreen) and screen is prepared, "m did not take it"
             await pilot.press("ctrl+r")
             await pilot.pause()
-            screen = app.screen
-            assert isinstance(screen, MockScreen)
             started = time.perf_counter()
             screen.action_tick(0)
             ticked = await frame_after(app, started)
-            await pilot.press("escape")
-            await pilot.pause()
+            await end_mock(app)
+            started = time.perf_counter()
+            app.open_mock(MockOptions(DECK_ID, questions=5))
+            unprepared_first, unprepared_settled = await first_and_settled(app, started)
+            assert app.screen is not prepared
+            await end_mock(app)
             started = time.perf_counter()
             app.push_screen(OneStatic())
             empty_first, empty_settled = await first_and_settled(app, started)
-        return first, settled, ticked, empty_first, empty_settled
+        return (
+            first,
+            settled,
+            ticked,
+            unprepared_first,
+            unprepared_settled,
+            empty_first,
+            empty_settled,
+        )
 
     samples = [asyncio.run(once()) for _ in range(runs)]
     engine.dispose()

@@ -64,6 +64,7 @@ def test_quick_benchmark_reports_every_workload_for_every_side(tmp_path: Path) -
     # The first frame comes before the refresh that finds nothing left to draw.
     assert mock["infracards_settled_s"] > mock["infracards_s"]
     assert mock["floor_settled_s"] > mock["floor_s"]
+    assert mock["infracards_unprepared_settled_s"] > mock["infracards_unprepared_s"] > 0
     assert report["workloads"]["import"]["reviews"] == 10_000
     assert report["workloads"]["replay_one_card"]["reviews"] == 2_000
     commands = report["workloads"]["cli"]["commands"]

@@ -313,7 +313,7 @@ async def test_the_practice_screens_draw_stored_text_escaped(home: Path) -> None
         await pilot.pause(0.3)
         mock.notify = app.notify  # type: ignore[method-assign]
         screens.append(app.export_screenshot())
-        mock.action_reveal()
+        await mock.action_reveal()
         await pilot.pause(0.3)
         screens.append(app.export_screenshot())
         mock.action_leave()

@@ -3,17 +3,21 @@ clock driven by a fake time source: no sleeps."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
-from datetime import date
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
+import pytest
+from textual.pilot import Pilot
 from textual.widgets import Static, TextArea
 
 from infracards.tui.app import InfracardsApp, MockOptions
 from infracards.tui.context import AppContext
 from infracards.tui.screens.home import HomeScreen
-from infracards.tui.screens.mock import MockReportScreen, MockScreen
+from infracards.tui.screens.mock import MockReportScreen, MockReserve, MockScreen
 from infracards.tui.screens.review import ReviewScreen
+from infracards.tui.widgets.card_view import CardView
 from infracards.tui.widgets.checklist import KeyPointList, PointLine
 from infracards.tui.widgets.grade_bar import GradeBar
 from tests.conftest import db_rows
@@ -84,14 +88,32 @@ async def test_the_countdown_runs_out_the_learner_ticks_and_the_report_adds_miss
         assert isinstance(app.screen, HomeScreen)
 
 
+async def made_ready(app: InfracardsApp, pilot: Pilot[None]) -> MockScreen:
+    """The interview Home makes ready while it waits for a key, once it is composed."""
+    for _ in range(200):
+        await pilot.pause(0.01)
+        reserve = app.mock_reserve
+        if reserve is not None and reserve.ready is not None and reserve.ready.screen.is_mounted:
+            return reserve.ready.screen
+    raise AssertionError("Home made no mock interview ready")
+
+
+@pytest.mark.parametrize("made_ahead", [True, False], ids=["m on Home", "other options"])
 async def test_the_notes_have_the_focus_in_every_frame_from_the_first(
-    context: AppContext,
+    context: AppContext, made_ahead: bool
 ) -> None:
     """The learner can type at once, and the first frame is the settled one: no frame shows
-    the focus (its highlight) on the card first."""
+    the focus (its highlight) on the card first. So whether the interview was made ready on
+    Home or is drawn and composed when asked for."""
     app = InfracardsApp(context)
     async with app.run_test(size=SIZE) as pilot:
-        app.open_mock(MockOptions("sample", questions=2))
+        ready = await made_ready(app, pilot)
+        if made_ahead:
+            app.action_mock()  # what m does, without waiting past the first frame
+            assert app.screen is ready
+        else:
+            app.open_mock(MockOptions("sample", questions=2))
+            assert app.screen is not ready
         screen = app.screen
         focused_when_drawn: list[object] = []
         screen.screen_layout_refresh_signal.subscribe(
@@ -140,3 +162,87 @@ async def test_the_review_checklist_ticks_by_key_and_click_and_enter_confirms_th
         assert "No key-point checklist" in message
         await pilot.press("a")  # nothing to tick
         assert bar.suggested is None
+
+
+class Clock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+async def test_m_on_home_opens_the_interview_drawn_ahead_and_its_clock_starts_then(
+    context: AppContext, home: Path, now: datetime
+) -> None:
+    """Home draws an interview and composes its screen while it waits; `m` shows it. Its
+    countdown and its start time are those of the moment it opens, not of its draw."""
+    timer, clock = FakeTimer(), Clock(now)
+    app = InfracardsApp(replace(context, timer=timer, clock=clock))
+    async with app.run_test(size=SIZE) as pilot:
+        ready = await made_ready(app, pilot)
+        timer.now += 100
+        clock.now += timedelta(seconds=100)
+        await pilot.press("m")
+        assert app.screen is ready and ready.card is not None
+        assert "Mock interview 1/4" in text(app, "#mock-clock")  # the deck's four cards
+        assert "3:00 left" in text(app, "#mock-clock")
+        await pilot.press("ctrl+r")  # at once: the card view, mounted after the first frame
+        await pilot.pause()
+        view = ready.query_one(CardView)  # the answer, or why it is sealed
+        shown = [widget.id for widget in view.query("#card-answer, #card-notice") if widget.display]
+        assert ready.revealed and view.region.height > 5 and len(shown) == 1
+        assert app.mock_reserve is not None and app.mock_reserve.ready is None  # taken
+        timer.now += 7
+        await pilot.press("n")
+        await pilot.pause(0.2)  # the next answer is laid out ahead, for the width it is shown at
+        assert ready.card is not None and ready.prepared is not None
+        assert ready.prepared.fits(ready.card, view.answer_width) and view.answer_width > 60
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, MockReportScreen)
+    [(started_at, seconds)] = db_rows(
+        home,
+        "SELECT m.started_at, q.seconds_used FROM mocksession m JOIN mockquestion q ON q.mock = m.id",
+    )
+    assert started_at.startswith(clock.now.strftime("%Y-%m-%d %H:%M:%S")) and seconds == 0
+
+
+async def test_a_draw_made_ahead_is_used_only_fresh_for_m_and_while_home_is_shown(
+    context: AppContext,
+) -> None:
+    timer = FakeTimer()
+    app = InfracardsApp(replace(context, timer=timer))
+    async with app.run_test(size=SIZE) as pilot:
+        ready = await made_ready(app, pilot)
+        app.open_mock(MockOptions("sample", questions=2))  # other options: drawn now
+        assert isinstance(app.screen, MockScreen) and app.screen is not ready
+        assert app.screen.mock.total == 2
+        await pilot.press("escape")  # nothing answered: back to Home
+        ready = await made_ready(app, pilot)  # drawn again now Home is shown again
+        timer.now += MockReserve.KEPT_FOR_S + 1
+        await pilot.press("m")  # too old: drawn and composed afresh, and it works as well
+        screen = app.screen
+        assert isinstance(screen, MockScreen) and screen is not ready
+        assert not ready.is_attached  # the stale one is gone
+        assert screen.card is not None and "5:00" not in text(app, "#mock-clock")
+        await pilot.press("escape")
+        ready = await made_ready(app, pilot)
+        await pilot.press("r")  # a review may change what a draw picks: dropped
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+        assert app.mock_reserve is not None and app.mock_reserve.ready is None
+        assert not ready.is_attached
+        await pilot.press("q")
+        assert await made_ready(app, pilot) is not ready
+
+
+@pytest.mark.parametrize("wait_ms", [0, 5, 10, 20, 30, 45])
+async def test_quitting_while_home_makes_an_interview_ready_is_clean(
+    context: AppContext, wait_ms: int
+) -> None:
+    """The app may quit while the interview is drawn or its screen composed: no error."""
+    app = InfracardsApp(context)
+    async with app.run_test(size=SIZE):
+        await asyncio.sleep(wait_ms / 1000)
+    assert app.return_code in (0, None)

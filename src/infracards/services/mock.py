@@ -172,6 +172,13 @@ class MockInterview:
             self._show(session_card=load_card(session, pk=self.cards[0]))
         return self.card
 
+    def begin_now(self) -> None:
+        """The interview begins when it is first shown, which may be a while after its draw
+        (the app draws one ahead while Home waits for a key): its start and the first
+        question's countdown are taken now."""
+        self.started_at = self.clock()
+        self.shown_at = self.timer()
+
     @property
     def total(self) -> int:
         return len(self.cards)

@@ -22,7 +22,7 @@ from infracards.seal import license_path
 from infracards.services.settings import save_theme, saved_theme
 from infracards.tui.context import AppContext
 from infracards.tui.line_breaks import enable_cjk_line_breaks
-from infracards.tui.messages import AnswersOpened
+from infracards.tui.messages import AnswersOpened, DeckInView
 from infracards.tui.screens.home import HomeScreen
 from infracards.tui.screens.review import ReviewScreen
 from infracards.tui.text import notice
@@ -30,6 +30,7 @@ from infracards.tui.text import notice
 if TYPE_CHECKING:
     from infracards.services.unlock import OpenedRelease
     from infracards.tui.dialogs.practice import PracticeChoice
+    from infracards.tui.screens.mock import MockReserve
 
 # Browse, statistics and the unlock dialog (with `cryptography`) are imported when first opened:
 # the first card is drawn sooner without them.
@@ -71,6 +72,8 @@ class InfracardsApp(App[None]):
         self.context = context
         self.start_review = start_review
         self.start_mock = start_mock
+        self.mock_reserve: MockReserve | None = None
+        """Made when Home is first shown (the mock screen's module is not loaded before)."""
         self.saved_theme: str | None = None
         """The theme chosen in an earlier run (command palette → Theme), kept in settings."""
 
@@ -185,12 +188,21 @@ class InfracardsApp(App[None]):
 
         if self._back_to(MockScreen):
             return
-        try:
-            screen = open_mock_screen(self.context, options)
-        except InfracardsError as error:
-            self.notify(notice(str(error)), severity="warning", timeout=6, markup=False)
-            return
+        screen = self.mock_reserve.take(options) if self.mock_reserve is not None else None
+        if screen is None:
+            try:
+                screen = open_mock_screen(self.context, options)
+            except InfracardsError as error:
+                self.notify(notice(str(error)), severity="warning", timeout=6, markup=False)
+                return
         self.push_screen(screen)
+
+    def on_deck_in_view(self, message: DeckInView) -> None:
+        from infracards.tui.screens.mock import MockReserve
+
+        if self.mock_reserve is None:
+            self.mock_reserve = MockReserve(self, self.context)
+        self.mock_reserve.keep_for(message.deck_id)
 
     def action_practice(self) -> None:
         """Extra study for the selected deck: study ahead, more new cards, cram, final pass."""

@@ -24,7 +24,7 @@ from infracards.services.plan import Readiness, accept_plan, all_readiness
 from infracards.services.settings import study_prefs
 from infracards.terminal_text import terminal_safe
 from infracards.tui.context import AppContext
-from infracards.tui.messages import AnswersOpened
+from infracards.tui.messages import AnswersOpened, DeckInView
 from infracards.tui.text import CELL_PADDING, literal, notice
 from infracards.tui.widgets.footer import KeysFooter
 
@@ -105,6 +105,19 @@ class HomeScreen(Screen[None]):
             await self.recompose()
             self.set_focus(self.query_one(DataTable))  # as auto-focus does at compose
         self.refresh_decks()
+        self.announce_deck()
+
+    def on_screen_suspend(self) -> None:
+        """Whatever covers Home (a review, a dialog) may change what a mock draw would pick."""
+        self.post_message(DeckInView(None))
+
+    def announce_deck(self) -> None:
+        """After this frame: the app then draws a mock interview of the deck ahead."""
+        self.call_after_refresh(self._deck_in_view)
+
+    def _deck_in_view(self) -> None:
+        if self.is_current:  # not if a key has covered Home since (r pressed at once, say)
+            self.post_message(DeckInView(self.selected_deck))
 
     async def on_data_table_row_selected(self, _event: DataTable.RowSelected) -> None:
         await self.app.run_action("app.review")
@@ -160,6 +173,8 @@ class HomeScreen(Screen[None]):
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
         self.show_plan()
+        if self.is_current:
+            self.announce_deck()
 
     def show_plan(self) -> None:
         """The countdown, readiness per topic, the cards dragging it down, and the plan."""

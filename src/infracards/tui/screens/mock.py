@@ -8,8 +8,15 @@ ticking a point restyles two lines and touches no store, so it stays within a fr
 
 from __future__ import annotations
 
+import asyncio
+from contextlib import suppress
+from dataclasses import dataclass
+from datetime import date
+from functools import partial
+
+from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.reactive import reactive
@@ -30,7 +37,7 @@ from infracards.tui.checking import show_check, show_ticks
 from infracards.tui.context import AppContext, PreparedAnswer, prepare
 from infracards.tui.messages import AnswersOpened
 from infracards.tui.text import literal, notice
-from infracards.tui.widgets.card_view import CardView
+from infracards.tui.widgets.card_view import CardView, card_meta
 from infracards.tui.widgets.checklist import KeyPointList
 from infracards.tui.widgets.footer import KeysFooter
 
@@ -58,6 +65,11 @@ def open_mock_screen(context: AppContext, options: MockOptions) -> MockScreen:
     to ask). Drawn before the screen is pushed: it opens with its first question, and the
     footer composes the keys that question offers, in its first frame.
     """
+    return MockScreen(context, draw_mock(context, options))
+
+
+def draw_mock(context: AppContext, options: MockOptions) -> MockInterview:
+    """A mock interview with its questions drawn (safe in a worker thread)."""
     mock = MockInterview(
         context.engine,
         deck_id=options.deck_id,
@@ -69,7 +81,7 @@ def open_mock_screen(context: AppContext, options: MockOptions) -> MockScreen:
         topic=options.topic,
     )
     mock.start()
-    return MockScreen(context, mock)
+    return mock
 
 
 class MockScreen(Screen[None]):
@@ -102,6 +114,11 @@ class MockScreen(Screen[None]):
         self.deck_id = mock.deck_id
         self.mock = mock
         self.prepared: PreparedAnswer | None = None
+        self.made_ahead = False
+        """Composed while Home waits for a key, not when asked for (``MockReserve``)."""
+        self.begun = False
+        """Shown at least once: the interview's clock runs."""
+        self.view_mounted = asyncio.Event()
 
     @property
     def card(self) -> CardRecord | None:
@@ -112,8 +129,11 @@ class MockScreen(Screen[None]):
         return self.deck_id if self.card is not None and self.card.locked else None
 
     def compose(self) -> ComposeResult:
+        """What the question needs; the card view (key points, answer) comes after the first
+        frame (``on_screen_resume``): each widget the screen has when it is first shown costs
+        its first frame about a millisecond of styling and drawing."""
         yield Static(id="mock-clock")
-        yield CardView(id="card-view")
+        yield Static(id="mock-question")
         notes = TextArea(id="mock-notes", soft_wrap=True, show_line_numbers=False)
         notes.border_title = "Your notes (kept with this interview)"
         yield notes
@@ -121,8 +141,30 @@ class MockScreen(Screen[None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.show_question()
+        """A screen composed ahead shows its question when it is taken (``MockReserve``):
+        not here, where an app quitting meanwhile has already closed its widgets."""
+        if not self.made_ahead:
+            self.show_question()
+
+    def on_screen_resume(self) -> None:
+        """The interview begins when first shown (its screen may have been composed ahead,
+        while Home waited for a key: ``MockReserve``). Its clock starts now; the card view
+        follows the first frame."""
+        if self.begun:
+            return
+        self.begun = True
+        self.mock.begin_now()
+        self.show_clock()
+        self.call_after_refresh(self.mount_card_view)
+
+    async def mount_card_view(self) -> None:
+        """Out of sight until the reveal, and laid out, so that the answer is prepared for the
+        width it is shown at."""
+        await self.mount(CardView(id="card-view"), after="#mock-question")
+        self.view_mounted.set()
         self.set_interval(CLOCK_TICK_S, self.tick)
+        if self.card is not None:
+            self.prepare_soon(self.card)
 
     @property
     def notes(self) -> TextArea:
@@ -145,11 +187,13 @@ class MockScreen(Screen[None]):
             self.finish()
             return
         self.revealed = False
-        view = self.query_one(CardView)
-        view.show_card(card_id=card.card_id, tags=card.tags, prompt=card.prompt)
+        meta = card_meta(card.card_id, card.tags)
+        meta.stylize("dim")
+        question = Text.assemble(meta, "\n", literal(card.prompt))
+        self.query_one("#mock-question", Static).update(question)
         notes = self.notes
         notes.read_only = False
-        notes.remove_class("revealed")
+        self.remove_class("revealed")
         notes.load_text("")
         notes.focus()
         self.query_one("#mock-hint", Static).update(
@@ -158,6 +202,11 @@ class MockScreen(Screen[None]):
         )
         self.show_clock()
         self.prepared = None
+        if self.begun:
+            self.prepare_soon(card)
+
+    def prepare_soon(self, card: CardRecord) -> None:
+        """After the question's frame, so laying out its answer does not hold that back."""
         self.set_timer(PREPARE_DELAY_S, lambda: self.prepare_answer(card))
 
     @work(thread=True, exclusive=True, group="prepare-answer")
@@ -192,7 +241,8 @@ class MockScreen(Screen[None]):
             )
         )
 
-    def action_reveal(self) -> None:
+    async def action_reveal(self) -> None:
+        await self.view_mounted.wait()  # pressed within milliseconds of the first frame
         if self.card is None or self.revealed:
             return
         self.mock.reveal()
@@ -209,12 +259,12 @@ class MockScreen(Screen[None]):
         prepared = self.prepared
         if prepared is None or not prepared.fits(card, view.answer_width):
             prepared = prepare(self.context, card, width=view.answer_width)
-        view.hide_answer()  # shown again after an unlock: the sealed notice goes
+        view.show_card(card_id=card.card_id, tags=card.tags, prompt=card.prompt)
         view.reveal(prepared.rendered, notice=prepared.notice)
         heading = key_points_heading(card.language)
         show_check(view.key_points, self.mock.check, locked=card.locked, heading=heading)
         notes.read_only = True
-        notes.add_class("revealed")
+        self.add_class("revealed")
         view.body.focus()
         self.revealed = True
         self._hint()
@@ -286,6 +336,95 @@ class MockScreen(Screen[None]):
             self.mock.reopen_check()
             self.show_answer()
         self.refresh_bindings()
+
+
+@dataclass(frozen=True, slots=True)
+class ReadyMock:
+    """A mock interview drawn and composed ahead, and when (``MockReserve``)."""
+
+    screen: MockScreen
+    study_day: date
+    drawn_at: float
+    """The context's timer when it was drawn."""
+
+
+class MockReserve:
+    """One mock interview made ready while Home waits for a key, so that ``m`` only shows it.
+
+    Opening one costs about three frames at 100,000 cards, nearly all before its first frame:
+    the draw (5–10 ms of store reads) and composing the screen (Textual styles and mounts each
+    widget). Both are done ahead: the draw in a thread, the screen composed but not shown. It
+    is used for the deck it was drawn for, with the default options, on the same study day,
+    within ``KEPT_FOR_S``; it is drawn again whenever Home is shown (a review or an unlock
+    changes what a draw would pick). Anything else (``infracards mock`` with options, say) is
+    drawn and composed when asked for.
+    """
+
+    KEPT_FOR_S = 300.0
+
+    def __init__(self, app: App[None], context: AppContext) -> None:
+        self.app = app
+        self.context = context
+        self.ready: ReadyMock | None = None
+        self.drawing: str | None = None
+        """The deck being drawn for now, in a thread."""
+
+    def prepare(self, deck_id: str | None) -> None:
+        """Draw ahead for this deck, afresh: what was ready is dropped."""
+        self.drop()
+        self.drawing = deck_id
+        if deck_id is not None:
+            # Not exclusive: a thread cannot be stopped, and cancelling it only makes waiting
+            # for the app's workers fail. A draw the learner has moved on from is ignored.
+            self.app.run_worker(
+                partial(self._draw, deck_id), thread=True, group="mock-reserve", exit_on_error=False
+            )
+
+    def keep_for(self, deck_id: str | None) -> None:
+        """Home's cursor is on this deck: draw ahead for it, unless that is under way or done.
+        None: Home is not shown, and nothing is kept."""
+        ready = self.ready.screen.deck_id if self.ready is not None else None
+        if deck_id is None or deck_id not in (ready, self.drawing):
+            self.prepare(deck_id)
+
+    def _draw(self, deck_id: str) -> None:
+        """In a thread: a deck with nothing to ask has no reserve (``m`` then says why)."""
+        with suppress(InfracardsError):
+            mock = draw_mock(self.context, MockOptions(deck_id=deck_id))
+            self.app.call_from_thread(self._drawn, mock)
+
+    def _drawn(self, mock: MockInterview) -> None:
+        if mock.deck_id != self.drawing or self.ready is not None or not self.app.is_running:
+            return  # the learner moved on (or quit) while it was drawn
+        self.drawing = None
+        screen = MockScreen(self.context, mock)
+        screen.made_ahead = True
+        # Composed now, out of sight. Textual has no public call for this: it is the one
+        # `push_screen` makes first (the tests that take a screen made ready depend on it).
+        self.app._register(self.app, screen)
+        self.ready = ReadyMock(screen, mock.today(), self.context.timer())
+
+    def take(self, options: MockOptions) -> MockScreen | None:
+        """The interview made ready, if it is the one asked for and still fresh; it is then
+        no longer in reserve."""
+        ready = self.ready
+        if ready is None or options != MockOptions(deck_id=ready.screen.deck_id):
+            return None
+        self.ready = None
+        screen, mock = ready.screen, ready.screen.mock
+        fresh = self.context.timer() - ready.drawn_at <= self.KEPT_FOR_S
+        if screen.is_mounted and fresh and mock.today() == ready.study_day:
+            screen.show_question()
+            return screen
+        screen.remove()  # still composing (asked for at once), or stale
+        return None
+
+    def drop(self) -> None:
+        """Nothing in reserve (what was drawn goes, unshown: nothing of it was stored)."""
+        if self.ready is not None:
+            self.ready.screen.remove()
+            self.ready = None
+        self.drawing = None
 
 
 class MockReportScreen(Screen[None]):

@@ -171,6 +171,17 @@ class PromptLine(Static):
             self.refresh(layout=True)  # the height follows the wrapping, which CSS alone keeps
 
 
+def card_meta(card_id: str, tags: tuple[str, ...], caption: str = "") -> Text:
+    """The line above a prompt: the card's id, its tags and a caption (deck text, literal)."""
+    return Text.assemble(
+        literal(card_id, one_line=True, style="bold"),
+        "  ",
+        literal(" ".join(tags), one_line=True, style="italic"),
+        "  ",
+        literal(caption, one_line=True, style="dim"),
+    )
+
+
 class CardView(Vertical):
     """Shows one card; the screen decides what to show and when to reveal.
 
@@ -212,14 +223,7 @@ class CardView(Vertical):
         self, *, card_id: str, tags: tuple[str, ...], prompt: str, caption: str = ""
     ) -> None:
         """Show the question side; deck text is shown literally, never as markup."""
-        meta = Text.assemble(
-            literal(card_id, one_line=True, style="bold"),
-            "  ",
-            literal(" ".join(tags), one_line=True, style="italic"),
-            "  ",
-            literal(caption, one_line=True, style="dim"),
-        )
-        self.query_one("#card-meta", Static).update(meta)
+        self.query_one("#card-meta", Static).update(card_meta(card_id, tags, caption))
         self.query_one("#card-prompt", Static).update(literal(prompt))
         self.expand_prompt(True)
         self.hide_answer()
