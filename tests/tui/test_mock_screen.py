@@ -228,6 +228,13 @@ async def test_a_draw_made_ahead_is_used_only_fresh_for_m_and_while_home_is_show
         assert screen.card is not None and "5:00" not in text(app, "#mock-clock")
         await pilot.press("escape")
         ready = await made_ready(app, pilot)
+        await pilot.press("ctrl+p", *"Mock interview")  # the palette keeps it ready
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is ready
+        await pilot.press("escape")
+        ready = await made_ready(app, pilot)
         await pilot.press("r")  # a review may change what a draw picks: dropped
         await pilot.pause()
         assert isinstance(app.screen, ReviewScreen)

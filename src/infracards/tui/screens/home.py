@@ -6,6 +6,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.command import CommandPalette
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
@@ -108,8 +109,10 @@ class HomeScreen(Screen[None]):
         self.announce_deck()
 
     def on_screen_suspend(self) -> None:
-        """Whatever covers Home (a review, a dialog) may change what a mock draw would pick."""
-        self.post_message(DeckInView(None))
+        """Whatever covers Home (a review, a dialog) may change what a mock draw would pick;
+        the command palette does not (and its "Mock interview" then takes what is ready)."""
+        if not isinstance(self.app.screen, CommandPalette):
+            self.post_message(DeckInView(None))
 
     def announce_deck(self) -> None:
         """After this frame: the app then draws a mock interview of the deck ahead."""
