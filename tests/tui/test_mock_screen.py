@@ -9,6 +9,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from textual.pilot import Pilot
 from textual.widgets import Static, TextArea
 
@@ -253,3 +254,17 @@ async def test_quitting_while_home_makes_an_interview_ready_is_clean(
     async with app.run_test(size=SIZE):
         await asyncio.sleep(wait_ms / 1000)
     assert app.return_code in (0, None)
+
+
+async def test_the_clock_stays_on_one_line_however_narrow(context: AppContext) -> None:
+    """At 60 columns "3:00 left" went onto a second line; the bar gives way instead."""
+    options = MockOptions("sample", questions=1, topic="communication")
+    app = InfracardsApp(context, start_mock=options)
+    async with app.run_test(size=(60, 20)) as pilot:
+        clock = app.screen.query_one("#mock-clock", Static)
+        line = text(app, "#mock-clock")
+        assert clock.region.height == 1 and line.endswith("3:00 left") and cell_len(line) <= 56
+        assert 0 < line.count("━") < 20
+        await pilot.resize_terminal(120, 30)
+        await pilot.pause()
+        assert text(app, "#mock-clock").count("━") == 20

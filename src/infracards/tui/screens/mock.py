@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import partial
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -43,20 +44,28 @@ from infracards.tui.widgets.footer import KeysFooter
 
 CLOCK_TICK_S = 0.25
 CLOCK_CELLS = 20
+CLOCK_PADDING = 4
+"""The clock line's padding, both sides (``#mock-clock``): it spans the screen."""
 HURRY_BELOW_S = 30
 PREPARE_DELAY_S = 0.03
 
 
-def clock_line(*, number: int, total: int, topic: str, left: float, limit: int) -> Content:
-    """Question n of N, its topic, and the time left as digits and a draining bar."""
-    filled = round(CLOCK_CELLS * left / limit) if limit else 0
+def clock_line(
+    *, number: int, total: int, topic: str, left: float, limit: int, width: int
+) -> Content:
+    """Question n of N, its topic, and the time left as digits and a draining bar, which
+    shrinks to keep the line within ``width`` cells (at 60 columns the time went onto a
+    second line)."""
     style = "$error" if left <= 0 else "$warning" if left <= HURRY_BELOW_S else "$primary"
-    status = "time's up" if left <= 0 else f"{clock_text(left)} left"
+    status = " time's up" if left <= 0 else f" {clock_text(left)} left"
+    heading = f"Mock interview {number}/{total} · {notice(topic)}   "
+    cells = max(0, min(CLOCK_CELLS, width - cell_len(heading) - cell_len(status)))
+    filled = round(cells * left / limit) if limit else 0
     return Content.assemble(
-        f"Mock interview {number}/{total} · {notice(topic)}   ",
+        heading,
         ("━" * filled, style),
-        ("━" * (CLOCK_CELLS - filled), "$surface-lighten-1"),
-        (f" {status}", style),
+        ("━" * (cells - filled), "$surface-lighten-1"),
+        (status, style),
     )
 
 
@@ -227,6 +236,9 @@ class MockScreen(Screen[None]):
             self.show_answer()
         self.show_clock()
 
+    def on_resize(self) -> None:
+        self.show_clock()  # its bar fits the new width
+
     def show_clock(self) -> None:
         card = self.card
         if card is None:
@@ -238,6 +250,7 @@ class MockScreen(Screen[None]):
                 topic=card.topic,
                 left=self.mock.remaining_seconds,
                 limit=self.mock.seconds_per_question,
+                width=self.app.size.width - CLOCK_PADDING,
             )
         )
 
