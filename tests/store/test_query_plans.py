@@ -107,8 +107,9 @@ def test_new_cards_are_read_in_deck_order_from_the_same_index(db: sqlite3.Connec
 
 
 def test_drills_are_checked_card_by_card(db: sqlite3.Connection) -> None:
-    steps = plan(db, queries._DUE_AMONG)
+    steps = plan(db, queries._QUEUED_OR_HIDDEN_AMONG)
     assert "SEARCH s USING INTEGER PRIMARY KEY (rowid=?)" in steps, steps
+    assert not any(step.startswith("SCAN s") for step in steps), steps
 
 
 @pytest.mark.parametrize(

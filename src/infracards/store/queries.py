@@ -248,8 +248,7 @@ QUEUE_PAGE = 100
 # One range of ix_cardstate_queue, in study order (due day, then deck position), resuming after
 # the last card read. A card graded since the queue was built (by this session or another
 # process) is not read again, even if a clock moved backwards made it due.
-_DUE_PAGE = text(
-    """
+_DUE_PAGE = """
 SELECT s.card, s.due, s.position FROM cardstate s
 WHERE s.deck_id = :deck AND s.retired = 0 AND s.suspended = 0 AND s.due <= :today
   AND (:locked_too OR NOT s.locked) AND s.buried_on IS NOT :today
@@ -257,7 +256,6 @@ WHERE s.deck_id = :deck AND s.retired = 0 AND s.suspended = 0 AND s.due <= :toda
   AND NOT EXISTS (SELECT 1 FROM review r WHERE r.card = s.card AND r.id > :log_mark)
 ORDER BY s.due, s.position, s.card LIMIT :limit
 """
-)
 _DUE_COUNT = text(
     "SELECT coalesce(sum(cards), 0) FROM duecount"
     " WHERE deck_id = :deck AND due <= :today AND (:locked_too OR NOT locked)"
@@ -289,17 +287,16 @@ _TODAYS_LOG_ONE_DECK = (
     "SELECT card, grade, drill, due_before IS NULL FROM review WHERE study_day = :today"
     " AND practice IS NULL ORDER BY reviewed_at, id"
 )
-# CROSS JOIN keeps SQLite from scanning every due card to test it against the list.
-_DUE_AMONG = text(
-    "SELECT s.card FROM json_each(:cards) AS j CROSS JOIN cardstate AS s ON s.card = j.value"
-    " WHERE s.deck_id = :deck AND s.retired = 0 AND s.due <= :today"
-    " AND (:locked_too OR NOT s.locked) AND s.suspended = 0 AND s.buried_on IS NOT :today"
-)
-# Drills of cards suspended or buried since they were graded today are not shown again.
-_HIDDEN_AMONG = text(
-    "SELECT s.card FROM json_each(:cards) AS j CROSS JOIN cardstate AS s ON s.card = j.value"
-    " WHERE s.suspended OR s.buried_on IS :today"
-)
+# The drills not to show as drills: due again (or new: the caller adds those), so studied as
+# such first, or suspended or buried since they were graded today. One pass over the list (two
+# took 2.9 ms for 600 drills); CROSS JOIN keeps SQLite from scanning every due card to test it
+# against the list.
+_QUEUED_OR_HIDDEN_AMONG = """
+SELECT s.card FROM json_each(:cards) AS j CROSS JOIN cardstate AS s ON s.card = j.value
+WHERE (s.deck_id = :deck AND s.retired = 0 AND s.due <= :today
+       AND (:locked_too OR NOT s.locked) AND s.suspended = 0 AND s.buried_on IS NOT :today)
+   OR s.suspended OR s.buried_on IS :today
+"""
 _LOG_MARK = text("SELECT coalesce(max(id), 0) FROM review")
 
 
@@ -355,8 +352,8 @@ def build_queue(
     drills = [card for card, grade in last_grade.items() if grade < DRILL_UNTIL]
     if drills:  # a drill that is due again or new (a clock moved back, say) is studied first
         among = {**params, "cards": json.dumps(drills)}
-        queued = {*connection.execute(_DUE_AMONG, among).scalars(), *new}
-        queued |= set(connection.execute(_HIDDEN_AMONG, among).scalars())
+        rows = session_connection(session).execute(_QUEUED_OR_HIDDEN_AMONG, among).fetchall()
+        queued = {card for (card,) in rows}.union(new)
         drills = [card for card in drills if card not in queued]
 
     mark = connection.execute(_LOG_MARK).scalar_one()
@@ -381,25 +378,18 @@ def load_queue_page(session: Session, *, queue: StudyQueue) -> StudyQueue:
     if not isinstance(mark, _QueueBookmark):
         return queue
     limit = min(QUEUE_PAGE, mark.due_left)
-    rows = (
-        session.connection()
-        .execute(
-            _DUE_PAGE,
-            {
-                "deck": mark.deck_id,
-                "today": mark.today.isoformat(),
-                "locked_too": mark.locked_too,
-                "after_due": mark.after[0],
-                "after_position": mark.after[1],
-                "after_card": mark.after[2],
-                "log_mark": mark.log_mark,
-                "limit": limit,
-            },
-        )
-        .all()
-        if limit > 0
-        else []
-    )
+    params = {
+        "deck": mark.deck_id,
+        "today": mark.today.isoformat(),
+        "locked_too": mark.locked_too,
+        "after_due": mark.after[0],
+        "after_position": mark.after[1],
+        "after_card": mark.after[2],
+        "log_mark": mark.log_mark,
+        "limit": limit,
+    }
+    # Plain tuples from the sqlite3 cursor: SQLAlchemy's rows took 0.9 of 1.2 ms a page.
+    rows = session_connection(session).execute(_DUE_PAGE, params).fetchall() if limit > 0 else []
     cards = tuple(card for card, _due, _position in rows)
     due_left = mark.due_left - len(cards)
     if len(cards) < limit or due_left <= 0:  # every due card read: the new ones follow
