@@ -3,7 +3,9 @@ the learner answers aloud or types notes; at time-out or on ctrl+r the key-point
 the reference answer appear, and the learner ticks what they covered. Then the report.
 
 The countdown reads the context's ``timer`` (a fake one in tests) whenever the interval fires;
-ticking a point restyles two lines and touches no store, so it stays within a frame.
+ticking a point restyles two lines and touches no store, so it stays within a frame. Opening
+one from Home does too: Home makes it ready while it waits for a key (``MockReserve``), and its
+first frame holds only what the question needs.
 """
 
 from __future__ import annotations
