@@ -176,8 +176,7 @@ class HomeScreen(Screen[None]):
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
         self.show_plan()
-        if self.is_current:
-            self.announce_deck()
+        self.announce_deck()
 
     def show_plan(self) -> None:
         """The countdown, readiness per topic, the cards dragging it down, and the plan."""

@@ -46,8 +46,6 @@ from infracards.tui.widgets.footer import KeysFooter
 
 CLOCK_TICK_S = 0.25
 CLOCK_CELLS = 20
-CLOCK_PADDING = 4
-"""The clock line's padding, both sides (``#mock-clock``): it spans the screen."""
 HURRY_BELOW_S = 30
 PREPARE_DELAY_S = 0.03
 
@@ -245,14 +243,16 @@ class MockScreen(Screen[None]):
         card = self.card
         if card is None:
             return
-        self.query_one("#mock-clock", Static).update(
+        clock = self.query_one("#mock-clock", Static)
+        clock.update(
             clock_line(
                 number=self.mock.index + 1,
                 total=self.mock.total,
                 topic=card.topic,
                 left=self.mock.remaining_seconds,
                 limit=self.mock.seconds_per_question,
-                width=self.app.size.width - CLOCK_PADDING,
+                # The screen's width, known before the clock is first laid out.
+                width=self.app.size.width - clock.styles.gutter.width,
             )
         )
 
@@ -384,23 +384,20 @@ class MockReserve:
         self.drawing: str | None = None
         """The deck being drawn for now, in a thread."""
 
-    def prepare(self, deck_id: str | None) -> None:
-        """Draw ahead for this deck, afresh: what was ready is dropped."""
+    def keep_for(self, deck_id: str | None) -> None:
+        """Home's cursor is on this deck: draw ahead for it, unless that is under way or done
+        (what was ready for another deck is dropped). None: Home is not shown, nothing is kept."""
+        ready = self.ready.screen.deck_id if self.ready is not None else None
+        if deck_id is not None and deck_id in (ready, self.drawing):
+            return
         self.drop()
-        self.drawing = deck_id
         if deck_id is not None:
+            self.drawing = deck_id
             # Not exclusive: a thread cannot be stopped, and cancelling it only makes waiting
             # for the app's workers fail. A draw the learner has moved on from is ignored.
             self.app.run_worker(
                 partial(self._draw, deck_id), thread=True, group="mock-reserve", exit_on_error=False
             )
-
-    def keep_for(self, deck_id: str | None) -> None:
-        """Home's cursor is on this deck: draw ahead for it, unless that is under way or done.
-        None: Home is not shown, and nothing is kept."""
-        ready = self.ready.screen.deck_id if self.ready is not None else None
-        if deck_id is None or deck_id not in (ready, self.drawing):
-            self.prepare(deck_id)
 
     def _draw(self, deck_id: str) -> None:
         """In a thread: a deck with nothing to ask has no reserve (``m`` then says why)."""
