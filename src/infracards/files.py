@@ -29,9 +29,11 @@ from infracards.terminal_text import echo
 
 MAX_DECK_BYTES = 512 << 20
 """100,000 cards with 1.5k-character Chinese answers take about 240 MB; twice that leaves room."""
-_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_O_NOCTTY = getattr(os, "O_NOCTTY", 0)
+O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+"""Refuse a symbolic link when opening (0 where the platform has no such flag)."""
+READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+"""Opening a file only to read it: a FIFO does not hold the open, and a terminal does not
+become the process's controlling one."""
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 _KINDS = (
@@ -109,7 +111,7 @@ def locked_file(path: Path) -> Iterator[None]:
     created (0600) and never deleted, so every process locks one inode; a symbolic link
     planted in its place is refused (``ELOOP``), never followed. OSError is the caller's to
     explain."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | _O_NOFOLLOW | _O_CLOEXEC, 0o600)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | O_NOFOLLOW | _O_CLOEXEC, 0o600)
     try:
         if sys.platform == "win32":
             import msvcrt
@@ -137,7 +139,7 @@ def read_regular_file(
     A FIFO, a device (``/dev/zero``) or a huge sparse file is refused before it is read.
     """
     where = echo(path)
-    flags = os.O_RDONLY | _O_NONBLOCK | _O_NOCTTY | (0 if follow_symlinks else _O_NOFOLLOW)
+    flags = READ_FLAGS | (0 if follow_symlinks else O_NOFOLLOW)
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
@@ -227,7 +229,7 @@ def write_atomically(
     # os.urandom is what secrets.token_hex reads; importing secrets (and random) cost every
     # command ~1.5 ms.
     temporary = folder / f".{path.name[:64]}.{os.urandom(8).hex()}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | _O_CLOEXEC
     try:
         fd = os.open(temporary, flags, 0o600)
     except OSError as problem:

@@ -16,15 +16,12 @@ from pathlib import Path
 
 from infracards.card_text import is_unicode
 from infracards.errors import KeyFormatError, LicenseError
-from infracards.files import locked_file, reason, write_atomically
+from infracards.files import O_NOFOLLOW, READ_FLAGS, locked_file, reason, write_atomically
 from infracards.seal.encoding import parse_json, show_value
 from infracards.seal.license_key import parse_license_key
 
 LICENSE_FORMAT = "infracards-license/v1"
 MAX_LICENSE_BYTES = 64 * 1024
-_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_O_NOCTTY = getattr(os, "O_NOCTTY", 0)
 _TEMP_GLOB = ".license.json.*.tmp"
 
 
@@ -47,7 +44,7 @@ def _read_license_bytes(path: Path) -> bytes | None:
     checked: opened without following a link and without blocking, so nothing swapped in
     after a check (a FIFO, a link to another file) is what gets read."""
     try:
-        fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_NOCTTY)
+        fd = os.open(path, READ_FLAGS | O_NOFOLLOW)
     except FileNotFoundError:
         return None
     except OSError as error:
