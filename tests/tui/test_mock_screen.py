@@ -210,10 +210,10 @@ async def test_m_on_home_opens_the_interview_drawn_ahead_and_its_clock_starts_th
 
 
 async def test_a_draw_made_ahead_is_used_only_fresh_for_m_and_while_home_is_shown(
-    context: AppContext,
+    context: AppContext, now: datetime
 ) -> None:
-    timer = FakeTimer()
-    app = InfracardsApp(replace(context, timer=timer))
+    timer, clock = FakeTimer(), Clock(now)
+    app = InfracardsApp(replace(context, timer=timer, clock=clock))
     async with app.run_test(size=SIZE) as pilot:
         ready = await made_ready(app, pilot)
         app.open_mock(MockOptions("sample", questions=2))  # other options: drawn now
@@ -227,6 +227,13 @@ async def test_a_draw_made_ahead_is_used_only_fresh_for_m_and_while_home_is_show
         assert isinstance(screen, MockScreen) and screen is not ready
         assert not ready.is_attached  # the stale one is gone
         assert screen.card is not None and "5:00" not in text(app, "#mock-clock")
+        await pilot.press("escape")
+        ready = await made_ready(app, pilot)
+        timer.now += 10
+        clock.now += timedelta(days=1)  # young, but drawn from yesterday's queue
+        await pilot.press("m")
+        assert isinstance(app.screen, MockScreen) and app.screen is not ready
+        assert not ready.is_attached
         await pilot.press("escape")
         ready = await made_ready(app, pilot)
         await pilot.press("ctrl+p", *"Mock interview")  # the palette keeps it ready
