@@ -332,6 +332,7 @@ def build_queue(
     Due cards beyond the first ``QUEUE_PAGE`` are read later by ``load_queue_page``.
     """
     connection = session.connection()
+    driver = session_connection(session)  # plain tuples, for the reads of many rows
     locked_too = prefs.studies_sealed(deck_unlocked=deck_unlocked)
     params = {"deck": deck_id, "today": today.isoformat(), "locked_too": locked_too}
 
@@ -341,7 +342,7 @@ def build_queue(
     day_total, deck_today = connection.execute(_TODAYS_REVIEWS, params).one()
     log = _TODAYS_LOG_ONE_DECK if deck_today == day_total else _TODAYS_LOG
     for card, grade, drill, first_time in (
-        session_connection(session).execute(log, params).fetchall() if deck_today else ()
+        driver.execute(log, params).fetchall() if deck_today else ()
     ):
         last_grade[card] = grade
         if not drill and first_time:
@@ -352,7 +353,7 @@ def build_queue(
     drills = [card for card, grade in last_grade.items() if grade < DRILL_UNTIL]
     if drills:  # a drill that is due again or new (a clock moved back, say) is studied first
         among = {**params, "cards": json.dumps(drills)}
-        rows = session_connection(session).execute(_QUEUED_OR_HIDDEN_AMONG, among).fetchall()
+        rows = driver.execute(_QUEUED_OR_HIDDEN_AMONG, among).fetchall()
         queued = {card for (card,) in rows}.union(new)
         drills = [card for card in drills if card not in queued]
 
